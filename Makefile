@@ -1,0 +1,102 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# fairnvme: out-of-tree build of fairnvme-iosched.ko, its tests and tools.
+#
+#   make                 build the module (W=1 for extra warnings)
+#   make install         install into /lib/modules/<kver>/extra, run depmod
+#   make check           unit tests in user space, then every guest test
+#   make unit            unit tests only
+#   make vmtest          guest tests only (TESTS=t01,t03 for a subset)
+#   make bench           null_blk overhead of fairnvme vs. other schedulers
+#   make demo            three weighted cgroups on an emulated NVMe
+#   make deps            install the Debian packages the above need
+#
+# Variables: KVER (kernel release), KDIR (its build tree), KSRC (a kernel
+# source tree of the same version for the private block/ headers; default:
+# extracted from Debian's linux-source-X.Y package).
+
+ifneq ($(KDIR),)
+KVER ?= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+endif
+# The running kernel when its build tree is there, else Debian 12's 6.1.
+KVER ?= $(shell if [ -e /lib/modules/$$(uname -r)/build/Makefile ]; then \
+	uname -r; else ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | \
+	sed 's|.*/linux-headers-||' | sort -V | tail -n 1; fi)
+KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build) \
+		    /usr/src/linux-headers-$(KVER))
+KSERIES := $(shell echo '$(KVER)' | cut -d. -f1-2)
+KSRC_TARBALL ?= /usr/src/linux-source-$(KSERIES).tar.xz
+BUILD := $(CURDIR)/.build
+
+ifneq ($(KSRC),)
+BLOCKINC := $(abspath $(KSRC))/block
+else
+BLOCKINC := $(BUILD)/linux-$(KSERIES)/block
+endif
+
+export KVER
+
+.PHONY: all modules install clean check unit vmtest bench demo deps \
+	checkpatch sparse
+
+all: modules
+
+$(BUILD)/linux-$(KSERIES)/block/elevator.h:
+	@test -n '$(KVER)' || { echo 'fairnvme: no kernel to build for:' \
+		'install linux-headers-amd64 (make deps) or set KDIR=' >&2; exit 1; }
+	@test -f '$(KSRC_TARBALL)' || { echo 'fairnvme: $(KSRC_TARBALL)' \
+		'missing: apt-get install linux-source-$(KSERIES), or set KSRC=' >&2; exit 1; }
+	mkdir -p $(BUILD)/linux-$(KSERIES)
+	tar -xJf $(KSRC_TARBALL) -C $(BUILD)/linux-$(KSERIES) \
+		--strip-components=1 --wildcards \
+		'linux-source-$(KSERIES)/block/*.h'
+
+modules: $(BLOCKINC)/elevator.h
+	@test -e '$(KDIR)/Makefile' || { echo 'fairnvme: no kernel build tree' \
+		'at $(KDIR): apt-get install linux-headers-$(KVER), or set KDIR=' >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) FNV_BLOCKINC=$(BLOCKINC) modules
+
+install: modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) FNV_BLOCKINC=$(BLOCKINC) \
+		INSTALL_MOD_DIR=extra modules_install
+	depmod -a $(KVER)
+
+clean:
+	$(MAKE) -C selftests/unit clean
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) FNV_BLOCKINC=$(BLOCKINC) clean
+	rm -rf $(BUILD)
+
+deps:
+	tools/install-deps.sh
+
+unit:
+	$(MAKE) -C selftests/unit run
+
+vmtest: deps modules
+	selftests/vm/run.sh --run tests $(if $(TESTS),--tests $(TESTS))
+
+check: unit vmtest
+
+bench: deps modules
+	selftests/vm/run.sh --run bench
+
+demo: deps modules
+	selftests/vm/run.sh --run demo
+
+CHECKPATCH ?= $(BUILD)/linux-$(KSERIES)/scripts/checkpatch.pl
+KFILES := fairnvme-iosched.c budget.c include/fairnvme/*.h \
+	  include/trace/events/fairnvme.h
+
+$(BUILD)/linux-$(KSERIES)/scripts/checkpatch.pl:
+	mkdir -p $(BUILD)/linux-$(KSERIES)
+	tar -xJf $(KSRC_TARBALL) -C $(BUILD)/linux-$(KSERIES) \
+		--strip-components=1 \
+		linux-source-$(KSERIES)/scripts/checkpatch.pl \
+		linux-source-$(KSERIES)/scripts/spelling.txt \
+		linux-source-$(KSERIES)/scripts/const_structs.checkpatch
+
+checkpatch: $(CHECKPATCH)
+	$(CHECKPATCH) --no-tree --strict -f $(KFILES)
+
+sparse: $(BLOCKINC)/elevator.h
+	$(MAKE) -C $(KDIR) M=$(CURDIR) FNV_BLOCKINC=$(BLOCKINC) C=2 modules
