@@ -15,15 +15,20 @@
 # source tree of the same version for the private block/ headers; default:
 # extracted from Debian's linux-source-X.Y package).
 
+ifeq ($(strip $(KVER)),)
 ifneq ($(KDIR),)
-KVER ?= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
-endif
+KVER := $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+else
 # The running kernel when its build tree is there, else Debian 12's 6.1.
-KVER ?= $(shell if [ -e /lib/modules/$$(uname -r)/build/Makefile ]; then \
+KVER := $(shell if [ -e /lib/modules/$$(uname -r)/build/Makefile ]; then \
 	uname -r; else ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | \
 	sed 's|.*/linux-headers-||' | sort -V | tail -n 1; fi)
-KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build) \
+endif
+endif
+ifeq ($(strip $(KDIR)),)
+KDIR := $(firstword $(wildcard /lib/modules/$(KVER)/build) \
 		    /usr/src/linux-headers-$(KVER))
+endif
 KSERIES := $(shell echo '$(KVER)' | cut -d. -f1-2)
 KSRC_TARBALL ?= /usr/src/linux-source-$(KSERIES).tar.xz
 BUILD := $(CURDIR)/.build
@@ -37,7 +42,7 @@ endif
 export KVER
 
 .PHONY: all modules install clean check unit vmtest bench demo deps \
-	checkpatch sparse
+	guest-tests guest-bench guest-demo checkpatch sparse
 
 all: modules
 
@@ -72,15 +77,28 @@ deps:
 unit:
 	$(MAKE) -C selftests/unit run
 
-vmtest: deps modules
+# The targets that boot a guest install what is missing first, then run
+# make again so that the kernel version is found on a fresh machine.
+check: deps
+	$(MAKE) unit
+	$(MAKE) guest-tests
+
+vmtest: deps
+	$(MAKE) guest-tests
+
+bench: deps
+	$(MAKE) guest-bench
+
+demo: deps
+	$(MAKE) guest-demo
+
+guest-tests: modules
 	selftests/vm/run.sh --run tests $(if $(TESTS),--tests $(TESTS))
 
-check: unit vmtest
-
-bench: deps modules
+guest-bench: modules
 	selftests/vm/run.sh --run bench
 
-demo: deps modules
+guest-demo: modules
 	selftests/vm/run.sh --run demo
 
 CHECKPATCH ?= $(BUILD)/linux-$(KSERIES)/scripts/checkpatch.pl

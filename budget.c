@@ -3,23 +3,39 @@
  * fairnvme: budget-cycle proportional share between tenants.
  *
  * Every backlogged tenant (flow) sits on one of two lists. A cycle hands out
- * cycle_budget cost units in proportion to the weights of the backlogged
- * flows: a flow is given its quantum, cycle_budget * w / W, lazily, when it
- * first reaches the head of the active list in a cycle. Dispatch serves the
- * head of the active list one request at a time and charges the request's
- * cost; a flow that still has budget rotates to the tail of the active list
- * (requests of different tenants interleave), a flow that spent its budget
- * moves to the expired list. When the active list is empty, every backlogged
- * flow has spent its budget: the lists swap and a new cycle begins. Nothing
- * waits while a flow has work (work conserving), each call is O(1), and a
- * debt (budget below zero) carries into the next cycle, so the share of each
- * continuously backlogged flow converges to w / W whatever its request sizes.
+ * cycle_budget cost units in proportion to weights: a flow is given its
+ * quantum, cycle_budget * w / W, lazily, when it first reaches the head of
+ * the active list in a cycle. Dispatch serves the head of the active list one
+ * request at a time and charges the request's cost; a flow that still has
+ * budget rotates to the tail of the active list (requests of different
+ * tenants interleave), a flow that spent its budget moves to the expired
+ * list. When the active list is empty, every backlogged flow has spent its
+ * budget: the lists swap and a new cycle begins. Nothing waits while a flow
+ * has work (work conserving), each call is O(1), and a debt (budget below
+ * zero) carries into the next cycle, so the share of each continuously
+ * backlogged flow converges to w / W whatever its request sizes.
+ *
+ * A flow whose queue runs empty while its budget is not spent usually has
+ * requests in flight and resubmits as they complete (deceptive idleness, as
+ * D2FQ calls it). Starting a new cycle then would forfeit its budget and cap
+ * its share far below its weight. While such a flow is busy (the caller
+ * decides: requests in flight, or a completion within a grace period), the
+ * cycle stays open and the expired flows are served on credit: they go into
+ * debt, which the next cycle's quantum pays back. The device never idles.
+ *
+ * W is the summed weight of the flows refilled in the previous cycle, plus
+ * that of flows refilled in this one that were not, and at least the weight
+ * of the flows backlogged now. It is deliberately not just the latter: a
+ * tenant with a few requests in flight empties its queue between completions
+ * and submissions many times a cycle, and it must not lose its share, nor
+ * hand others a whole cycle's budget, each time it does.
  *
  * This is deficit round robin (Shreedhar and Varghese, 1996) with quanta
- * normalised to the backlogged weight, which is also the time budget model of
+ * normalised to the active weight, which is also the time budget model of
  * FairNVMe (budgets refilled once every backlogged tenant has spent its own).
  */
 #include <linux/math64.h>
+#include <linux/minmax.h>
 #include <fairnvme/budget.h>
 
 u32 fnv_weight_clamp(u32 weight)
@@ -35,15 +51,21 @@ void fnv_sched_init(struct fnv_sched *s, u64 cycle_budget)
 {
 	INIT_LIST_HEAD(&s->active);
 	INIT_LIST_HEAD(&s->expired);
+	INIT_LIST_HEAD(&s->waiting);
+	s->busy = NULL;
+	s->pin = NULL;
+	s->cycle_budget = cycle_budget ? cycle_budget : 1;
+	s->cycle_weight = 0;
+	s->next_weight = 0;
 	s->backlog_weight = 0;
 	s->nr_backlogged = 0;
-	s->cycle_budget = cycle_budget ? cycle_budget : 1;
 	s->cycle = 1;
 }
 
 void fnv_flow_init(struct fnv_flow *f, u32 weight)
 {
 	INIT_LIST_HEAD(&f->node);
+	INIT_LIST_HEAD(&f->wnode);
 	f->budget = 0;
 	f->vtime = 0;
 	f->weight = fnv_weight_clamp(weight);
@@ -52,14 +74,14 @@ void fnv_flow_init(struct fnv_flow *f, u32 weight)
 	f->backlogged = false;
 }
 
-u64 fnv_flow_quantum(const struct fnv_sched *s, const struct fnv_flow *f)
+u64 fnv_quantum(u64 cycle_budget, u32 weight, u64 cycle_weight)
 {
 	u64 q;
 
-	if (!s->backlog_weight || f->weight >= s->backlog_weight)
-		return s->cycle_budget;
-	/* cycle_budget <= 2^40 and weight <= 10^4: no overflow */
-	q = div64_u64(s->cycle_budget * f->weight, s->backlog_weight);
+	if (weight >= cycle_weight)
+		return cycle_budget;
+	/* cycle_budget <= 2^30 and weight <= 10^4: no overflow */
+	q = div64_u64(cycle_budget * weight, cycle_weight);
 	return q ? q : 1;
 }
 
@@ -72,11 +94,32 @@ static void fnv_flow_refill(struct fnv_sched *s, struct fnv_flow *f)
 		s->backlog_weight = s->backlog_weight - f->weight + w;
 		f->weight = w;
 	}
+	/* Not refilled last cycle: not yet in this cycle's weight. */
+	if (f->cycle + 1 != s->cycle)
+		s->cycle_weight += w;
+	s->next_weight += w;
 	/* Unspent budget does not carry over: no hoarding across cycles. */
 	if (f->budget > 0)
 		f->budget = 0;
-	f->budget += fnv_flow_quantum(s, f);
+	f->budget += fnv_quantum(s->cycle_budget, w,
+				 max(s->cycle_weight, s->backlog_weight));
 	f->cycle = s->cycle;
+}
+
+static void fnv_unwait(struct fnv_sched *s, struct fnv_flow *f)
+{
+	if (list_empty(&f->wnode))
+		return;
+	list_del_init(&f->wnode);
+	if (s->pin)
+		s->pin(s, f, false);
+}
+
+void fnv_sched_drain(struct fnv_sched *s)
+{
+	while (!list_empty(&s->waiting))
+		fnv_unwait(s, list_first_entry(&s->waiting, struct fnv_flow,
+					       wnode));
 }
 
 void fnv_flow_activate(struct fnv_sched *s, struct fnv_flow *f)
@@ -84,7 +127,7 @@ void fnv_flow_activate(struct fnv_sched *s, struct fnv_flow *f)
 	if (f->backlogged)
 		return;
 	f->backlogged = true;
-	f->weight = fnv_weight_clamp(READ_ONCE(f->new_weight));
+	fnv_unwait(s, f);
 	s->backlog_weight += f->weight;
 	s->nr_backlogged++;
 	/*
@@ -107,6 +150,29 @@ void fnv_flow_deactivate(struct fnv_sched *s, struct fnv_flow *f)
 	f->backlogged = false;
 	s->backlog_weight -= f->weight;
 	s->nr_backlogged--;
+	if (s->busy && f->cycle == s->cycle && f->budget > 0) {
+		if (list_empty(&f->wnode) && s->pin)
+			s->pin(s, f, true);
+		list_move_tail(&f->wnode, &s->waiting);
+	}
+}
+
+/*
+ * Is a flow with budget left in this cycle about to come back? Entries that
+ * no longer qualify are dropped here, once each: amortised O(1).
+ */
+static bool fnv_sched_wait(struct fnv_sched *s)
+{
+	while (!list_empty(&s->waiting)) {
+		struct fnv_flow *f;
+
+		f = list_first_entry(&s->waiting, struct fnv_flow, wnode);
+		if (!f->backlogged && f->cycle == s->cycle && f->budget > 0 &&
+		    s->busy(s, f))
+			return true;
+		fnv_unwait(s, f);
+	}
+	return false;
 }
 
 struct fnv_flow *fnv_sched_pick(struct fnv_sched *s)
@@ -118,8 +184,14 @@ struct fnv_flow *fnv_sched_pick(struct fnv_sched *s)
 		if (list_empty(&s->active)) {
 			if (list_empty(&s->expired))
 				return NULL;
+			/* serve on credit, rotating through the expired */
+			if (fnv_sched_wait(s))
+				return list_first_entry(&s->expired,
+							struct fnv_flow, node);
 			list_splice_init(&s->expired, &s->active);
 			s->cycle++;
+			s->cycle_weight = s->next_weight;
+			s->next_weight = 0;
 		}
 		f = list_first_entry(&s->active, struct fnv_flow, node);
 		if (f->cycle != s->cycle)

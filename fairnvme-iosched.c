@@ -60,6 +60,8 @@
 #define FNV_BUDGET_KIB_DEF	2048
 #define FNV_BUDGET_KIB_MIN	64
 #define FNV_BUDGET_KIB_MAX	(1U << 20)
+#define FNV_GRACE_US_DEF	1000
+#define FNV_GRACE_US_MAX	1000000
 
 /* rq->elv.priv[1] flags */
 #define FNV_RQ_FIFO		0x1UL	/* on its tenant's fifo */
@@ -78,6 +80,8 @@ struct fnv_tenant {
 	struct fnv_flow flow;
 	struct list_head fifo;		/* queued requests, arrival order */
 	struct rb_root sort[2];		/* queued requests by sector */
+	atomic_t inflight;		/* dispatched, not yet completed */
+	u64 idle_at;			/* ns: inflight last dropped to 0 */
 	u32 nr_queued;
 	u32 dev_weight;			/* io.fairnvme.weight MAJ:MIN, 0: unset */
 };
@@ -97,6 +101,7 @@ struct fnv_data {
 	u32 max_inflight;
 	u32 req_cost_bytes;
 	u32 budget_kib;
+	u32 grace_us;
 };
 
 static struct blkcg_policy fnv_policy;
@@ -164,8 +169,37 @@ static bool fnv_may_dispatch(struct fnv_data *fd)
 	return atomic_read(&fd->inflight) < max;
 }
 
-static void fnv_inflight_dec(struct fnv_data *fd)
+/*
+ * Policy callback: a tenant with no queued request but budget left keeps the
+ * budget cycle open while it has requests at the device or completed its
+ * last one less than grace_us ago: it is about to send more.
+ */
+static bool fnv_flow_busy(struct fnv_sched *s, struct fnv_flow *f)
 {
+	struct fnv_data *fd = container_of(s, struct fnv_data, sched);
+	struct fnv_tenant *tn = container_of(f, struct fnv_tenant, flow);
+	u64 grace = (u64)READ_ONCE(fd->grace_us) * NSEC_PER_USEC;
+
+	if (atomic_read(&tn->inflight))
+		return true;
+	return grace && ktime_get_ns() - READ_ONCE(tn->idle_at) < grace;
+}
+
+/* Policy callback: a tenant on the waiting list holds a blkg reference. */
+static void fnv_flow_pin(struct fnv_sched *s, struct fnv_flow *f, bool pin)
+{
+	struct fnv_tenant *tn = container_of(f, struct fnv_tenant, flow);
+
+	if (pin)
+		blkg_get(tn->pd.blkg);
+	else
+		blkg_put(tn->pd.blkg);
+}
+
+static void fnv_inflight_dec(struct fnv_data *fd, struct fnv_tenant *tn)
+{
+	if (tn && atomic_dec_and_test(&tn->inflight))
+		WRITE_ONCE(tn->idle_at, ktime_get_ns());
 	if (atomic_dec_return(&fd->inflight) < READ_ONCE(fd->max_inflight) &&
 	    READ_ONCE(fd->kick) && xchg(&fd->kick, 0))
 		blk_mq_run_hw_queues(fd->q, true);
@@ -329,6 +363,8 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 		fnv_sched_charge(&fd->sched, &tn->flow, cost);
 	fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_INFLIGHT);
 	atomic_inc(&fd->inflight);
+	if (tn)
+		atomic_inc(&tn->inflight);
 	if (trace_fairnvme_dispatch_enabled())
 		fnv_trace_dispatch(fd, tn, cost, head);
 unlock:
@@ -361,7 +397,7 @@ static void fnv_requeue_request(struct request *rq)
 
 	if (flags & FNV_RQ_INFLIGHT) {
 		fnv_rq_set_flags(rq, flags & ~FNV_RQ_INFLIGHT);
-		fnv_inflight_dec(fd);
+		fnv_inflight_dec(fd, fnv_rq_tenant(rq));
 	}
 }
 
@@ -470,7 +506,10 @@ static int fnv_init_sched(struct request_queue *q, struct elevator_type *e)
 	fd->max_inflight = FNV_MAX_INFLIGHT_DEF;
 	fd->req_cost_bytes = FNV_REQ_COST_DEF;
 	fd->budget_kib = FNV_BUDGET_KIB_DEF;
+	fd->grace_us = FNV_GRACE_US_DEF;
 	fnv_sched_init(&fd->sched, (u64)fd->budget_kib << 10);
+	fd->sched.busy = fnv_flow_busy;
+	fd->sched.pin = fnv_flow_pin;
 
 	ret = fnv_activate_policy(q, &fnv_policy);
 	if (ret)
@@ -494,6 +533,9 @@ static void fnv_exit_sched(struct elevator_queue *e)
 	struct fnv_data *fd = e->elevator_data;
 
 	WARN_ON_ONCE(fd->nr_queued || fd->sched.nr_backlogged);
+	spin_lock(&fd->lock);
+	fnv_sched_drain(&fd->sched);
+	spin_unlock(&fd->lock);
 	fnv_deactivate_policy(fd->q, &fnv_policy);
 	kfree(fd);
 }
@@ -572,6 +614,25 @@ static ssize_t fnv_budget_kib_store(struct elevator_queue *e,
 	return count;
 }
 
+static ssize_t fnv_grace_us_show(struct elevator_queue *e, char *page)
+{
+	struct fnv_data *fd = e->elevator_data;
+
+	return sysfs_emit(page, "%u\n", READ_ONCE(fd->grace_us));
+}
+
+static ssize_t fnv_grace_us_store(struct elevator_queue *e,
+				  const char *page, size_t count)
+{
+	struct fnv_data *fd = e->elevator_data;
+	u32 v;
+
+	if (fnv_parse_u32(page, 0, FNV_GRACE_US_MAX, &v))
+		return -EINVAL;
+	WRITE_ONCE(fd->grace_us, v);
+	return count;
+}
+
 static ssize_t fnv_inflight_show(struct elevator_queue *e, char *page)
 {
 	struct fnv_data *fd = e->elevator_data;
@@ -595,6 +656,7 @@ static struct elv_fs_entry fnv_attrs[] = {
 	FNV_ATTR_RW(max_inflight),
 	FNV_ATTR_RW(req_cost_bytes),
 	FNV_ATTR_RW(budget_kib),
+	FNV_ATTR_RW(grace_us),
 	FNV_ATTR_RO(inflight),
 	FNV_ATTR_RO(tenants),
 	__ATTR_NULL
@@ -654,6 +716,7 @@ static struct blkg_policy_data *fnv_pd_alloc(FNV_PD_ALLOC_ARGS)
 	if (!tn)
 		return NULL;
 	INIT_LIST_HEAD(&tn->fifo);
+	atomic_set(&tn->inflight, 0);
 	tn->sort[READ] = RB_ROOT;
 	tn->sort[WRITE] = RB_ROOT;
 	fnv_flow_init(&tn->flow, FNV_WEIGHT_DEFAULT);
@@ -672,8 +735,10 @@ static void fnv_pd_free(struct blkg_policy_data *pd)
 {
 	struct fnv_tenant *tn = pd_to_tenant(pd);
 
-	/* Queued requests hold a blkg reference: none can be left here. */
-	WARN_ON_ONCE(tn->nr_queued || tn->flow.backlogged);
+	/* Requests hold a blkg reference: none can be left here. */
+	WARN_ON_ONCE(tn->nr_queued || tn->flow.backlogged ||
+		     !list_empty(&tn->flow.wnode) ||
+		     atomic_read(&tn->inflight));
 	kfree(tn);
 }
 

@@ -28,9 +28,10 @@
 /* One tenant (cgroup) on one device, as seen by the share policy. */
 struct fnv_flow {
 	struct list_head node;	/* on fnv_sched.active or .expired */
+	struct list_head wnode;	/* on fnv_sched.waiting */
 	s64 budget;		/* cost left in @cycle; negative = debt */
 	u64 vtime;		/* service received, cost units at weight 100 */
-	u32 weight;		/* weight counted in fnv_sched.backlog_weight */
+	u32 weight;		/* weight of the current cycle */
 	u32 new_weight;		/* configured weight, written by cgroup code */
 	u32 cycle;		/* cycle whose quantum @budget holds */
 	bool backlogged;	/* on one of the two lists */
@@ -40,11 +41,21 @@ struct fnv_flow {
 struct fnv_sched {
 	struct list_head active;	/* backlogged, budget left this cycle */
 	struct list_head expired;	/* backlogged, waiting for next cycle */
-	u64 backlog_weight;		/* sum of weights of backlogged flows */
+	struct list_head waiting;	/* not backlogged, budget left, busy */
+	/*
+	 * Optional: does @f, which has no queued request, still have I/O in
+	 * flight (or did it within a grace period)? Such a flow will very
+	 * likely send more soon; the cycle is kept open for it.
+	 */
+	bool (*busy)(struct fnv_sched *s, struct fnv_flow *f);
+	/* Pin (@pin) or unpin the memory of @f while it is on .waiting. */
+	void (*pin)(struct fnv_sched *s, struct fnv_flow *f, bool pin);
 	u64 cycle_budget;		/* B_total: cost handed out per cycle */
+	u64 cycle_weight;		/* weight the quanta of this cycle share */
+	u64 next_weight;		/* weight of the flows refilled so far */
+	u64 backlog_weight;		/* weight of the backlogged flows */
 	u32 nr_backlogged;
 	u32 cycle;			/* advanced when all budgets are spent */
-	u64 vclock;			/* smallest vtime seen at last refill */
 };
 
 void fnv_sched_init(struct fnv_sched *s, u64 cycle_budget);
@@ -55,6 +66,8 @@ u32 fnv_weight_clamp(u32 weight);
 void fnv_flow_activate(struct fnv_sched *s, struct fnv_flow *f);
 /* @f has no queued request left. */
 void fnv_flow_deactivate(struct fnv_sched *s, struct fnv_flow *f);
+/* Empty the waiting list (teardown). */
+void fnv_sched_drain(struct fnv_sched *s);
 /* The backlogged flow to serve next, or NULL when none is backlogged. */
 struct fnv_flow *fnv_sched_pick(struct fnv_sched *s);
 /*
@@ -63,7 +76,7 @@ struct fnv_flow *fnv_sched_pick(struct fnv_sched *s);
  * to the expired list once it has spent it.
  */
 void fnv_sched_charge(struct fnv_sched *s, struct fnv_flow *f, u64 cost);
-/* Quantum @f receives per cycle at the current backlog weight. */
-u64 fnv_flow_quantum(const struct fnv_sched *s, const struct fnv_flow *f);
+/* Quantum of a flow of @weight in a cycle shared by @cycle_weight. */
+u64 fnv_quantum(u64 cycle_budget, u32 weight, u64 cycle_weight);
 
 #endif /* _FAIRNVME_BUDGET_H */

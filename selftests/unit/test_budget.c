@@ -205,6 +205,32 @@ static void test_refill_when_all_spent(void)
 	       "refill only when all spent: %d cycles, %d early", cycles, bad);
 }
 
+static int churn_pins;
+
+static bool churn_busy(struct fnv_sched *s, struct fnv_flow *f)
+{
+	(void)s;
+	(void)f;
+	return random() % 4 != 0;
+}
+
+static void churn_pin(struct fnv_sched *s, struct fnv_flow *f, bool pin)
+{
+	(void)s;
+	(void)f;
+	churn_pins += pin ? 1 : -1;
+}
+
+static int list_len(struct list_head *h)
+{
+	struct list_head *p;
+	int n = 0;
+
+	list_for_each(p, h)
+		n++;
+	return n;
+}
+
 /* Random arrivals and departures: invariants and work conservation. */
 static void test_churn(void)
 {
@@ -212,11 +238,14 @@ static void test_churn(void)
 				     5000, 10000, 7, 9, 100, 250, 400, 600 };
 	static const u64 c[MAXF] = { 0 };
 	struct sim sm;
-	int k, bad_pick = 0, bad_weight = 0;
+	int k, bad_pick = 0, bad_budget = 0, bad_weight = 0, bad_pins = 0;
 
 	sim_init(&sm, 1 << 20, MAXF, w, c);
 	for (k = 0; k < MAXF; k++)
 		fnv_flow_deactivate(&sm.s, &sm.f[k]);
+	sm.s.busy = churn_busy;
+	sm.s.pin = churn_pin;
+	churn_pins = 0;
 	srandom(42);
 	for (k = 0; k < 1000000; k++) {
 		int i = (int)(random() % MAXF);
@@ -233,6 +262,9 @@ static void test_churn(void)
 			f = fnv_sched_pick(&sm.s);
 			if (!f != !sm.s.nr_backlogged || (f && !f->backlogged))
 				bad_pick++;
+			/* a refill never hands out more than one cycle */
+			if (f && f->budget > (s64)sm.s.cycle_budget)
+				bad_budget++;
 			if (f)
 				fnv_sched_charge(&sm.s, f,
 						 512 + (u64)(random() % (1 << 20)));
@@ -240,11 +272,19 @@ static void test_churn(void)
 		}
 		if (sum_backlogged_weight(&sm) != sm.s.backlog_weight)
 			bad_weight++;
+		if (churn_pins != list_len(&sm.s.waiting))
+			bad_pins++;
 	}
+	fnv_sched_drain(&sm.s);
+	tap_ok(!bad_pins && !churn_pins,
+	       "churn: a flow is pinned exactly while it waits (%d bad, %d left)",
+	       bad_pins, churn_pins);
+	tap_ok(!bad_weight, "churn: backlog weight is the sum of backlogged weights (%d bad)",
+	       bad_weight);
 	tap_ok(!bad_pick, "churn: pick returns a backlogged flow iff one exists (%d bad)",
 	       bad_pick);
-	tap_ok(!bad_weight, "churn: backlog weight stays the sum of backlogged weights (%d bad)",
-	       bad_weight);
+	tap_ok(!bad_budget, "churn: no budget above one cycle's (%d bad)",
+	       bad_budget);
 }
 
 static void test_return_same_cycle(void)
@@ -283,7 +323,8 @@ static void test_no_hoarding(void)
 	/* the next pick that reaches flow 0 refills it */
 	while (fnv_sched_pick(&sm.s) != &sm.f[0])
 		fnv_sched_charge(&sm.s, &sm.f[1], 4096);
-	quantum = fnv_flow_quantum(&sm.s, &sm.f[0]);
+	quantum = fnv_quantum(sm.s.cycle_budget, sm.f[0].weight,
+			      sm.s.cycle_weight);
 	tap_ok(sm.f[0].budget <= (s64)quantum,
 	       "an idle flow does not hoard budget: %lld <= quantum %llu",
 	       (long long)sm.f[0].budget, (unsigned long long)quantum);
@@ -304,35 +345,130 @@ static void test_weight_change(void)
 	sim_run(&sm, 200000);
 	tap_near(sim_share(&sm, 1), 0.75, 0.01,
 		 "weight 100 -> 300 while backlogged: new share");
-	tap_ok(sm.s.backlog_weight == 400, "backlog weight follows: %llu",
-	       (unsigned long long)sm.s.backlog_weight);
+	tap_ok(sm.s.cycle_weight == 400, "cycle weight follows: %llu",
+	       (unsigned long long)sm.s.cycle_weight);
 }
 
 static void test_quantum_arith(void)
 {
 	struct fnv_sched s;
-	struct fnv_flow a, b;
 
-	fnv_sched_init(&s, 1ULL << 30);
-	fnv_flow_init(&a, 10000);
-	fnv_flow_init(&b, 1);
-	tap_ok(fnv_flow_quantum(&s, &a) == 1ULL << 30,
-	       "quantum with no backlog is the whole budget");
-	fnv_flow_activate(&s, &a);
-	fnv_flow_activate(&s, &b);
-	tap_ok(fnv_flow_quantum(&s, &a) == (1ULL << 30) * 10000 / 10001,
+	tap_ok(fnv_quantum(1ULL << 30, 10000, 10000) == 1ULL << 30,
+	       "quantum of the only weight is the whole budget");
+	tap_ok(fnv_quantum(1ULL << 30, 10000, 10001) ==
+	       (1ULL << 30) * 10000 / 10001,
 	       "quantum at max budget and weight does not overflow: %llu",
-	       (unsigned long long)fnv_flow_quantum(&s, &a));
-	fnv_sched_init(&s, 1);
-	fnv_flow_init(&a, 1);
-	fnv_flow_init(&b, 10000);
-	fnv_flow_activate(&s, &a);
-	fnv_flow_activate(&s, &b);
-	tap_ok(fnv_flow_quantum(&s, &a) == 1, "quantum is never 0");
+	       (unsigned long long)fnv_quantum(1ULL << 30, 10000, 10001));
+	tap_ok(fnv_quantum(1, 1, 10001) == 1, "quantum is never 0");
+	tap_ok(fnv_quantum(4096, 100, 0) == 4096,
+	       "quantum with no cycle weight is the whole budget");
 	fnv_sched_init(&s, 0);
 	tap_ok(s.cycle_budget == 1, "zero budget is raised to 1");
 	tap_ok(fnv_weight_clamp(0) == 1 && fnv_weight_clamp(20000) == 10000 &&
 	       fnv_weight_clamp(500) == 500, "weights clamp to 1..10000");
+}
+
+/*
+ * Closed loop, as in the kernel: a device holding @inflight requests that
+ * complete in FIFO order, tenants that resubmit each completed request after
+ * a random think time of up to @think completions (a CPU-bound fio under
+ * TCG), and so empty their queue (and leave the lists) again and again.
+ */
+#define WHEEL 256
+
+static int cl_inflight[MAXF];
+static struct fnv_flow *cl_flows;
+
+static bool cl_busy(struct fnv_sched *s, struct fnv_flow *f)
+{
+	(void)s;
+	return cl_inflight[f - cl_flows] > 0;
+}
+
+static void closed_loop(const u32 *w, const int *depth, int n, int inflight,
+			int think, bool wait, long completions, double *share)
+{
+	static int wheel[WHEEL][MAXF];
+	struct fnv_sched s;
+	struct fnv_flow f[MAXF];
+	int queued[MAXF], fifo[4096], head = 0, tail = 0, i;
+	long done[MAXF] = { 0 }, total = 0, k;
+
+	memset(wheel, 0, sizeof(wheel));
+	memset(cl_inflight, 0, sizeof(cl_inflight));
+	cl_flows = f;
+	srandom(7);
+	fnv_sched_init(&s, 2 << 20);
+	if (wait)
+		s.busy = cl_busy;
+	for (i = 0; i < n; i++) {
+		fnv_flow_init(&f[i], w[i]);
+		queued[i] = depth[i];
+		fnv_flow_activate(&s, &f[i]);
+	}
+	for (k = 0; k < completions + 4 * inflight; k++) {
+		for (i = 0; i < n; i++) {
+			int back = wheel[k % WHEEL][i];
+
+			wheel[k % WHEEL][i] = 0;
+			if (back && !queued[i])
+				fnv_flow_activate(&s, &f[i]);
+			queued[i] += back;
+		}
+		while (tail - head < inflight) {
+			struct fnv_flow *p = fnv_sched_pick(&s);
+
+			if (!p)
+				break;
+			i = (int)(p - f);
+			if (!--queued[i])
+				fnv_flow_deactivate(&s, p);
+			fnv_sched_charge(&s, p, 8192);
+			cl_inflight[i]++;
+			fifo[tail++ % 4096] = i;
+		}
+		if (tail == head)
+			continue;	/* everything is thinking */
+		i = fifo[head++ % 4096];
+		cl_inflight[i]--;
+		if (k >= 4 * inflight) {	/* skip the warm-up */
+			done[i]++;
+			total++;
+		}
+		wheel[(k + 1 + random() % think) % WHEEL][i]++;
+	}
+	for (i = 0; i < n; i++)
+		share[i] = (double)done[i] / (double)total;
+}
+
+static void test_closed_loop(void)
+{
+	double share[4];
+
+	closed_loop((const u32[]){ 100, 300 }, (const int[]){ 32, 32 }, 2, 32,
+		    1, true, 200000, share);
+	tap_near(share[1] / share[0], 3.0, 0.02,
+		 "closed loop, 32 in flight, depth 32:32, 100:300: ratio");
+	closed_loop((const u32[]){ 100, 300 }, (const int[]){ 32, 32 }, 2, 32,
+		    8, true, 200000, share);
+	tap_near(share[1] / share[0], 3.0, 0.05,
+		 "closed loop with think time, depth 32:32, 100:300: ratio");
+	closed_loop((const u32[]){ 100, 300 }, (const int[]){ 32, 32 }, 2, 32,
+		    8, false, 200000, share);
+	tap_ok(share[1] / share[0] < 2.0,
+	       "... and without keeping the cycle open for busy flows, only %.2f",
+	       share[1] / share[0]);
+	closed_loop((const u32[]){ 100, 300 }, (const int[]){ 16, 48 }, 2, 32,
+		    16, true, 200000, share);
+	tap_near(share[1] / share[0], 3.0, 0.05,
+		 "closed loop with think time, depth 16:48, 100:300: ratio");
+	closed_loop((const u32[]){ 800, 600, 400, 200 },
+		    (const int[]){ 32, 32, 32, 32 }, 4, 32, 8, true, 400000,
+		    share);
+	tap_near(share[3], 0.1, 0.05,
+		 "closed loop with think time, 800:600:400:200: share of 200");
+	tap_near(share[0], 0.4, 0.05,
+		 "closed loop with think time, 800:600:400:200: share of 800");
 }
 
 static void test_vtime(void)
@@ -367,6 +503,7 @@ int main(void)
 	test_no_hoarding();
 	test_weight_change();
 	test_quantum_arith();
+	test_closed_loop();
 	test_vtime();
 	return tap_done();
 }

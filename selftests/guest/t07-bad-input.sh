@@ -1,0 +1,53 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Every writable sysfs tunable and cgroup file rejects input that does not
+# parse or is out of range with EINVAL and keeps its old value; valid input
+# is accepted (so that the rejections are not just a read-only file).
+. /tests/lib.sh
+
+tap_plan 45
+fnv_load || tap_fail_rest "fairnvme not available"
+dev=$(nvme_dev) || tap_fail_rest "no nvme device"
+check "select fairnvme on $dev" set_sched "$dev" fairnvme
+io=/sys/block/$dev/queue/iosched
+majmin=$(cat /sys/block/"$dev"/dev)
+
+# iosched tunables: bad values
+for v in abc -1 0 4097 1.5 99999999999999999999 "" "8 8" 0x10; do
+	expect_einval "$io/max_inflight" "$v"
+done
+for v in abc -1 1048577 4096k; do
+	expect_einval "$io/req_cost_bytes" "$v"
+done
+for v in 0 63 1048577 x; do
+	expect_einval "$io/budget_kib" "$v"
+done
+# and good ones
+check "max_inflight accepts 64" sh -c "echo 64 >$io/max_inflight && grep -qx 64 $io/max_inflight"
+check "req_cost_bytes accepts 0" sh -c "echo 0 >$io/req_cost_bytes && grep -qx 0 $io/req_cost_bytes"
+check "budget_kib accepts 4096" sh -c "echo 4096 >$io/budget_kib && grep -qx 4096 $io/budget_kib"
+echo 32 >"$io/max_inflight"
+echo 4096 >"$io/req_cost_bytes"
+echo 2048 >"$io/budget_kib"
+
+# io.fairnvme.weight
+cg_create bad
+w=$CG_ROOT/bad/io.fairnvme.weight
+check "default weight reads 'default 100'" grep -qx 'default 100' "$w"
+echo "default 250" >"$w"
+echo "$majmin 700" >"$w"
+check "per-device weight listed" grep -qx "$majmin 700" "$w"
+for v in 0 10001 -5 abc default "default abc" "default 0" \
+	"default 10001" "default 100 junk" "$majmin 0" "$majmin 10001" \
+	"$majmin abc" "$majmin" "$majmin -1" "$majmin 100 junk" ":" "1:" \
+	"x:y 100" "100 default"; do
+	expect_einval "$w" "$v"
+done
+check "content is still 'default 250' + device 700" sh -c \
+	"grep -qx 'default 250' $w && grep -qx '$majmin 700' $w"
+check "MAJ:MIN default removes the override" sh -c \
+	"echo '$majmin default' >$w && ! grep -q '^$majmin ' $w"
+check "bare number sets the default" sh -c "echo 10000 >$w && grep -qx 'default 10000' $w"
+cg_destroy bad
+tap_done

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* User-space stand-in for <linux/minmax.h> (see types.h). */
+#ifndef FNV_SHIM_MINMAX_H
+#define FNV_SHIM_MINMAX_H
+
+#define max(a, b) ({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); \
+		     _a > _b ? _a : _b; })
+#define min(a, b) ({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); \
+		     _a < _b ? _a : _b; })
+
+#endif
