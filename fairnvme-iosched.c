@@ -56,17 +56,17 @@
 #define FNV_MAX_INFLIGHT_DEF	32
 #define FNV_MAX_INFLIGHT_MAX	4096
 #define FNV_REQ_COST_DEF	4096
-#define FNV_REQ_COST_MAX	(1U << 20)
+#define FNV_REQ_COST_MAX	1048576
 #define FNV_BUDGET_KIB_DEF	2048
 #define FNV_BUDGET_KIB_MIN	64
-#define FNV_BUDGET_KIB_MAX	(1U << 20)
+#define FNV_BUDGET_KIB_MAX	1048576
 #define FNV_GRACE_US_DEF	1000
 #define FNV_GRACE_US_MAX	1000000
 
 /* rq->elv.priv[1] flags */
-#define FNV_RQ_FIFO		0x1UL	/* on its tenant's fifo */
-#define FNV_RQ_HEAD		0x2UL	/* on fnv_data.head */
-#define FNV_RQ_INFLIGHT		0x4UL	/* counted in fnv_data.inflight */
+#define FNV_RQ_FIFO		BIT(0)	/* on its tenant's fifo */
+#define FNV_RQ_HEAD		BIT(1)	/* on fnv_data.head */
+#define FNV_RQ_INFLIGHT		BIT(2)	/* counted in fnv_data.inflight */
 
 /* Per cgroup (blkcg) data: the cgroup-wide default weight. */
 struct fnv_cgroup {
@@ -88,7 +88,7 @@ struct fnv_tenant {
 
 /* Per device data. */
 struct fnv_data {
-	spinlock_t lock;
+	spinlock_t lock;		/* everything but the atomics below */
 	struct request_queue *q;
 	struct fnv_sched sched;
 	struct list_head head;		/* at-head insertions: served first */
@@ -165,7 +165,7 @@ static bool fnv_may_dispatch(struct fnv_data *fd)
 		return true;
 	if (!READ_ONCE(fd->kick))
 		WRITE_ONCE(fd->kick, 1);
-	smp_mb();
+	smp_mb(); /* kick before re-reading inflight; see fnv_inflight_dec() */
 	return atomic_read(&fd->inflight) < max;
 }
 

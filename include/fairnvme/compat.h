@@ -9,10 +9,8 @@
 #ifndef _FAIRNVME_COMPAT_H
 #define _FAIRNVME_COMPAT_H
 
-#include <linux/version.h>
-
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0) || \
-	LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+/* FNV_KVER is VERSION * 100 + PATCHLEVEL of the target kernel (Kbuild). */
+#if FNV_KVER != 601
 #error "fairnvme: this kernel version is not supported yet (6.1 LTS is)"
 #endif
 
