@@ -1,0 +1,58 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Device removal with requests of several tenants queued in fairnvme and in
+# flight; the dispatch tracepoint reports the tenant's cgroup and weight.
+. /tests/lib.sh
+
+tap_plan 8
+fnv_load || tap_fail_rest "fairnvme not available"
+
+# A slow null_blk (2 ms timer completions, 64 tags) keeps requests queued.
+nb=$(nullb_create fnvrm memory_backed=0 irqmode=2 completion_nsec=2000000 \
+	hw_queue_depth=64 submit_queues=2 size=1024) || tap_fail_rest "no null_blk"
+check "select fairnvme on $nb" set_sched "$nb" fairnvme
+for t in rma rmb; do
+	cg_create $t
+done
+echo "default 300" >"$CG_ROOT/rma/io.fairnvme.weight"
+ARGS="--rw=randread --bs=4k --direct=1 --ioengine=libaio --iodepth=32 --numjobs=2"
+tenant_start rma "$nb" 60 $ARGS
+tenant_start rmb "$nb" 60 $ARGS
+sleep 3
+busy=$(dev_sched_busy "$nb")
+assert_ge "requests held by the scheduler before removal" "$busy" 33
+# del_gendisk with I/O queued and in flight
+t0=$(now_ms)
+check "power off $nb under load" sh -c "echo 0 >/sys/kernel/config/nullb/fnvrm/power"
+assert_le "milliseconds the removal took" $(($(now_ms) - t0)) 10000
+check "device $nb is gone" sh -c "! test -e /sys/block/$nb"
+# fio goes on issuing (failing) I/O to the dead device until killed
+killall -9 fio 2>/dev/null
+tenants_wait
+rmdir /sys/kernel/config/nullb/fnvrm
+check "cgroups of the removed device's tenants can be removed" sh -c \
+	". /tests/lib.sh; cg_destroy rma && cg_destroy rmb"
+
+# Tracepoint: every dispatch names the tenant's cgroup and weight.
+dev=$(nvme_dev) || tap_fail_rest "no nvme device"
+set_sched "$dev" fairnvme
+cg_create tr
+echo "default 300" >"$CG_ROOT/tr/io.fairnvme.weight"
+cgid=$(stat -c %i "$CG_ROOT/tr")
+ev=/sys/kernel/tracing/events/fairnvme/fairnvme_dispatch
+tr=/sys/kernel/tracing
+echo 0 >"$tr/tracing_on"
+echo >"$tr/trace"
+echo 1 >"$ev/enable"
+echo 1 >"$tr/tracing_on"
+run_in_cg tr fio --name=tr --filename=/dev/"$dev" --rw=randread --bs=4k \
+	--direct=1 --ioengine=libaio --iodepth=8 --number_ios=400 \
+	--output=/dev/null
+echo 0 >"$tr/tracing_on"
+echo 0 >"$ev/enable"
+n=$(grep -c "fairnvme_dispatch: .* cgid=$cgid weight=300 " "$tr/trace")
+assert_ge "dispatch events for cgroup $cgid with weight 300" "$n" 400
+check "events carry the device number" grep -q "fairnvme_dispatch: $(cat /sys/block/"$dev"/dev | tr : ,) " "$tr/trace"
+cg_destroy tr
+tap_done
