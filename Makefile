@@ -51,6 +51,12 @@ $(BUILD)/linux-$(KSERIES)/block/elevator.h:
 		'install linux-headers-amd64 (make deps) or set KDIR=' >&2; exit 1; }
 	@test -f '$(KSRC_TARBALL)' || { echo 'fairnvme: $(KSRC_TARBALL)' \
 		'missing: apt-get install linux-source-$(KSERIES), or set KSRC=' >&2; exit 1; }
+	@h=$$(dpkg-query -W -f='$${Version}' linux-headers-$(KVER) 2>/dev/null); \
+	s=$$(dpkg-query -W -f='$${Version}' linux-source-$(KSERIES) 2>/dev/null); \
+	if [ -n "$$h" ] && [ -n "$$s" ] && [ "$$h" != "$$s" ]; then \
+		echo "fairnvme: warning: linux-source-$(KSERIES) $$s differs from" \
+		     "linux-headers-$(KVER) $$h: private block/ headers may not match" >&2; \
+	fi
 	mkdir -p $(BUILD)/linux-$(KSERIES)
 	tar -xJf $(KSRC_TARBALL) -C $(BUILD)/linux-$(KSERIES) \
 		--strip-components=1 --wildcards \

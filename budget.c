@@ -149,7 +149,14 @@ void fnv_flow_deactivate(struct fnv_sched *s, struct fnv_flow *f)
 	list_del_init(&f->node);
 	f->backlogged = false;
 	s->backlog_weight -= f->weight;
-	s->nr_backlogged--;
+	/*
+	 * With nothing backlogged there is nobody to serve on credit: forget
+	 * the waiting flows rather than pin them while the device idles.
+	 */
+	if (!--s->nr_backlogged) {
+		fnv_sched_drain(s);
+		return;
+	}
 	if (s->busy && f->cycle == s->cycle && f->budget > 0) {
 		if (list_empty(&f->wnode) && s->pin)
 			s->pin(s, f, true);

@@ -241,7 +241,11 @@ static void fnv_insert_request(struct fnv_data *fd, struct request *rq,
 	WRITE_ONCE(fd->nr_queued, fd->nr_queued + 1);
 
 	if (at_head || !tn) {
-		/* Requeues and at-head insertions go first, unmerged. */
+		/*
+		 * Requeues and at-head insertions go first, unmerged. A driver
+		 * may have used the rb_node space (special_vec) meanwhile.
+		 */
+		RB_CLEAR_NODE(&rq->rb_node);
 		if (at_head)
 			list_add(&rq->queuelist, &fd->head);
 		else
@@ -251,7 +255,12 @@ static void fnv_insert_request(struct fnv_data *fd, struct request *rq,
 	}
 
 	elv_rb_add(&tn->sort[rq_data_dir(rq)], rq);
-	if (rq_mergeable(rq)) {
+	/*
+	 * Discards are not hashed: a chain of insert merges would merge two
+	 * queued discards without telling the elevator (attempt_merge() skips
+	 * elv_merge_requests() for them) and free one still on our lists.
+	 */
+	if (rq_mergeable(rq) && !blk_discard_mergable(rq)) {
 		elv_rqhash_add(q, rq);
 		if (!q->last_merge)
 			q->last_merge = rq;
@@ -272,7 +281,7 @@ static void fnv_remove_request(struct fnv_data *fd, struct request *rq)
 	lockdep_assert_held(&fd->lock);
 
 	list_del_init(&rq->queuelist);
-	if (!RB_EMPTY_NODE(&rq->rb_node))
+	if (flags & FNV_RQ_FIFO)
 		elv_rb_del(&tn->sort[rq_data_dir(rq)], rq);
 	elv_rqhash_del(q, rq);
 	if (q->last_merge == rq)
@@ -356,11 +365,12 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 		rq = list_first_entry(&tn->fifo, struct request, queuelist);
 	}
 
+	/* Charge first: a tenant left without budget need not wait. */
 	tn = fnv_rq_tenant(rq);
-	fnv_remove_request(fd, rq);
 	cost = fnv_rq_cost(fd, rq);
 	if (tn)
 		fnv_sched_charge(&fd->sched, &tn->flow, cost);
+	fnv_remove_request(fd, rq);
 	fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_INFLIGHT);
 	atomic_inc(&fd->inflight);
 	if (tn)
@@ -405,6 +415,9 @@ static void fnv_requeue_request(struct request *rq)
 static void fnv_finish_request(struct request *rq)
 {
 	struct fnv_tenant *tn = fnv_rq_tenant(rq);
+
+	/* Freed while still queued: our lists would now be corrupt. */
+	WARN_ON_ONCE(fnv_rq_flags(rq) & (FNV_RQ_FIFO | FNV_RQ_HEAD));
 
 	fnv_requeue_request(rq);
 	if (tn) {
@@ -715,6 +728,13 @@ static struct blkg_policy_data *fnv_pd_alloc(FNV_PD_ALLOC_ARGS)
 	tn = kzalloc_node(sizeof(*tn), gfp, FNV_PD_ALLOC_NODE);
 	if (!tn)
 		return NULL;
+	/*
+	 * A tenant of a removed cgroup can outlive the scheduler instance
+	 * (blkcg_deactivate_policy() only frees the tenants of live blkgs;
+	 * the others are freed when their last reference goes). Until then
+	 * pd_free_fn is ours to run: the module must stay.
+	 */
+	__module_get(THIS_MODULE);
 	INIT_LIST_HEAD(&tn->fifo);
 	atomic_set(&tn->inflight, 0);
 	tn->sort[READ] = RB_ROOT;
@@ -740,6 +760,7 @@ static void fnv_pd_free(struct blkg_policy_data *pd)
 		     !list_empty(&tn->flow.wnode) ||
 		     atomic_read(&tn->inflight));
 	kfree(tn);
+	module_put(THIS_MODULE);
 }
 
 static void fnv_tenant_set_weight(struct fnv_tenant *tn, u32 cgroup_weight)
@@ -821,8 +842,11 @@ static int fnv_set_dev_weight(struct blkcg *blkcg, char *body)
 		ret = -EINVAL;
 		goto out;
 	}
+	/* blkcg->lock orders us against a "default W" write */
+	spin_lock(&blkcg->lock);
 	tn->dev_weight = weight;
 	fnv_tenant_set_weight(tn, cg->weight);
+	spin_unlock(&blkcg->lock);
 out:
 	blkg_conf_finish(&ctx);
 	return ret;

@@ -421,9 +421,10 @@ static void closed_loop(const u32 *w, const int *depth, int n, int inflight,
 			if (!p)
 				break;
 			i = (int)(p - f);
+			/* as the kernel: charge, then dequeue */
+			fnv_sched_charge(&s, p, 8192);
 			if (!--queued[i])
 				fnv_flow_deactivate(&s, p);
-			fnv_sched_charge(&s, p, 8192);
 			cl_inflight[i]++;
 			fifo[tail++ % 4096] = i;
 		}
