@@ -46,7 +46,7 @@ echo 0 >"$tr/tracing_on"
 echo >"$tr/trace"
 echo 1 >"$ev/enable"
 echo 1 >"$tr/tracing_on"
-run_in_cg tr fio --name=tr --filename=/dev/"$dev" --rw=randread --bs=4k \
+run_in_cg tr fio --eta=never --name=tr --filename=/dev/"$dev" --rw=randread --bs=4k \
 	--direct=1 --ioengine=libaio --iodepth=8 --number_ios=400 \
 	--output=/dev/null
 echo 0 >"$tr/tracing_on"

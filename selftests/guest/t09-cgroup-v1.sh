@@ -30,7 +30,7 @@ majmin=$(cat /sys/block/"$dev"/dev)
 
 v1_fio() { # CG OUT
 	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$V1/$1" \
-		fio --output-format=terse --terse-version=3 --output="$2" \
+		fio --eta=never --output-format=terse --terse-version=3 --output="$2" \
 		--name="$1" --filename=/dev/"$dev" --rw=randread --bs=4k \
 		--direct=1 --ioengine=libaio --iodepth=32 --numjobs=2 \
 		--ramp_time=3 --time_based --runtime=12 --group_reporting \

@@ -1,0 +1,496 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# lib.sh - helpers for the fairnvme in-guest tests (busybox sh). Source it:
+#     . /tests/lib.sh
+#
+# Environment (set by /init from the kernel command line):
+#   FNV_SCHED  scheduler under test (default fairnvme)
+#   FNV_MOD    module providing it (default fairnvme-iosched; "" if built in)
+#
+# TAP: tap_plan N; ok DESC; not_ok DESC REASON; check DESC CMD...;
+#      assert_near DESC MEASURED EXPECTED TOLPCT; assert_ge/assert_le DESC VALUE LIMIT;
+#      tap_fail_rest REASON; tap_done (exit status: 0 only if all planned points passed)
+# Devices: nvme_dev; nullb_create NAME [key=val...]; nullb_destroy NAME;
+#      set_sched DEV NAME; get_sched DEV; dev_sched_busy DEV
+# Module: fnv_load; fnv_unload; mod_loaded MODNAME
+# Cgroups: cg_create NAME; cg_destroy NAME; cg_procs NAME; cg_set_weight NAME W [FILE];
+#      run_in_cg NAME CMD...
+# fio: fio_run OUT ARGS...; fio_iops FILE [read|write|total]; fio_lat FILE [read|write] [mean|p99];
+#      fio_err FILE; fio_kb FILE [read|write]; fio_check DESC OUT RC
+# Tenants: tenant_start NAME DEV RUNTIME ARGS...; tenants_wait; tenants_run DEV RUNTIME "ARGS" NAME...;
+#      tenant_iops NAME; tenant_rc NAME; tenant_share NAME ALLNAMES...; tenants_report NAME...
+# Misc: expect_einval FILE VALUE; fcalc EXPR; wait_until TIMEOUT CMD...; now_ms
+
+FNV_SCHED=${FNV_SCHED-fairnvme}
+FNV_MOD=${FNV_MOD-fairnvme-iosched}
+CG_ROOT=${CG_ROOT:-/sys/fs/cgroup}
+NULLB_CFS=/sys/kernel/config/nullb
+FNV_WORK=${FNV_WORK:-/tmp/fnv}
+mkdir -p "$FNV_WORK"
+
+# ---------------------------------------------------------------- TAP ----
+_tap_n=0
+_tap_fail=0
+_tap_plan=0
+
+tap_plan() {
+	_tap_plan=$1
+	echo "1..$1"
+}
+
+ok() {
+	_tap_n=$((_tap_n + 1))
+	echo "ok $_tap_n - $1"
+}
+
+# not_ok DESC [REASON]
+not_ok() {
+	_tap_n=$((_tap_n + 1))
+	_tap_fail=$((_tap_fail + 1))
+	if [ -n "${2:-}" ]; then
+		echo "not ok $_tap_n - $1 ($2)"
+	else
+		echo "not ok $_tap_n - $1"
+	fi
+}
+
+diag() {
+	echo "$*" | sed 's/^/# /'
+}
+
+# check DESC CMD... : ok if CMD succeeds; otherwise not ok with its stderr/stdout
+check() {
+	_d=$1
+	shift
+	if _out=$("$@" 2>&1); then
+		ok "$_d"
+	else
+		not_ok "$_d" "'$*' failed: $(echo "$_out" | tail -n 3 | tr '\n' ' ')"
+	fi
+}
+
+# fcalc EXPR : floating point arithmetic through awk, prints the result
+fcalc() {
+	awk "BEGIN { printf \"%.6g\n\", ($1) }"
+}
+
+# assert_near DESC MEASURED EXPECTED TOLPCT : |measured-expected| <= expected*tol/100
+assert_near() {
+	if awk -v m="$2" -v e="$3" -v t="$4" 'BEGIN {
+		if (m == "" || e == "" || m !~ /^-?[0-9.eE+-]+$/) exit 1
+		d = m - e; if (d < 0) d = -d
+		a = e; if (a < 0) a = -a
+		exit !(d <= a * t / 100.0) }'; then
+		ok "$1 $2 expected $3 +-$4%"
+	else
+		not_ok "$1 $2 expected $3 +-$4%" "outside tolerance"
+	fi
+}
+
+# assert_ge DESC VALUE MIN / assert_le DESC VALUE MAX (numbers, may be floats)
+assert_ge() {
+	if awk -v v="$2" -v l="$3" 'BEGIN { exit !(v != "" && v + 0 >= l + 0) }'; then
+		ok "$1 $2 >= $3"
+	else
+		not_ok "$1 $2 >= $3" "measured ${2:-nothing}"
+	fi
+}
+assert_le() {
+	if awk -v v="$2" -v l="$3" 'BEGIN { exit !(v != "" && v + 0 <= l + 0) }'; then
+		ok "$1 $2 <= $3"
+	else
+		not_ok "$1 $2 <= $3" "measured ${2:-nothing}"
+	fi
+}
+
+# tap_fail_rest REASON : report every remaining planned point as failed, exit 1
+tap_fail_rest() {
+	diag "fatal: $1"
+	_r=$(echo "$1" | head -n 1 | cut -c1-100)
+	while [ "$_tap_n" -lt "$_tap_plan" ]; do
+		not_ok "not run after fatal error" "$_r"
+	done
+	tap_done
+}
+
+# tap_done : end of a test script
+tap_done() {
+	if [ "$_tap_n" -ne "$_tap_plan" ]; then
+		echo "# planned $_tap_plan tests but ran $_tap_n"
+		exit 1
+	fi
+	[ "$_tap_fail" -eq 0 ] && exit 0
+	echo "# $_tap_fail of $_tap_n failed"
+	exit 1
+}
+
+# ------------------------------------------------------------- misc ------
+now_ms() {
+	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
+}
+
+# wait_until TIMEOUT_SEC CMD... : poll CMD every 0.1 s
+wait_until() {
+	_t=$(($1 * 10))
+	shift
+	while [ "$_t" -gt 0 ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+		_t=$((_t - 1))
+	done
+	return 1
+}
+
+# expect_einval FILE VALUE : ok only if writing VALUE fails with EINVAL and
+# FILE's content is unchanged afterwards.
+expect_einval() {
+	_f=$1 _v=$2
+	_d="write '$_v' to $_f rejected with EINVAL, content unchanged"
+	if [ ! -e "$_f" ]; then
+		not_ok "$_d" "$_f does not exist"
+		return 1
+	fi
+	_before=$(cat "$_f" 2>&1)
+	# dd reports the errno of the failed write(2); a shell redirection
+	# in busybox sh does not say why it failed
+	_err=$(printf '%s\n' "$_v" | dd of="$_f" conv=notrunc 2>&1 >/dev/null)
+	_rc=$?
+	_after=$(cat "$_f" 2>&1)
+	if [ $_rc -eq 0 ]; then
+		not_ok "$_d" "write succeeded, content now '$(echo "$_after" | head -n 3 | tr '\n' ' ')'"
+		return 1
+	fi
+	case "$_err" in
+	*"Invalid argument"*) ;;
+	*)
+		not_ok "$_d" "write failed but not with EINVAL: $_err"
+		return 1
+		;;
+	esac
+	if [ "$_before" != "$_after" ]; then
+		not_ok "$_d" "content changed from '$_before' to '$_after'"
+		return 1
+	fi
+	ok "$_d"
+}
+
+# ------------------------------------------------------------ devices ----
+_blkname() { # accept nvme0n1 or /dev/nvme0n1
+	echo "${1#/dev/}"
+}
+
+# nvme_dev : name of the emulated NVMe namespace (normally nvme0n1)
+nvme_dev() {
+	_i=0
+	while [ $_i -lt 50 ]; do
+		for _d in /sys/block/nvme*n*; do
+			[ -e "$_d" ] || continue
+			basename "$_d"
+			return 0
+		done
+		sleep 0.2
+		_i=$((_i + 1))
+	done
+	echo "nvme_dev: no nvme namespace in /sys/block" >&2
+	return 1
+}
+
+get_sched() {
+	sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/block/$(_blkname "$1")/queue/scheduler"
+}
+
+# set_sched DEV NAME : select scheduler NAME, fail unless it is then active
+set_sched() {
+	_dev=$(_blkname "$1")
+	_f=/sys/block/$_dev/queue/scheduler
+	if ! _err=$( (echo "$2" >"$_f") 2>&1); then
+		echo "set_sched $_dev $2: write failed: $_err (available: $(cat "$_f"))" >&2
+		return 1
+	fi
+	_cur=$(get_sched "$_dev")
+	if [ "$_cur" != "$2" ]; then
+		echo "set_sched $_dev $2: active scheduler is '$_cur' ($(cat "$_f"))" >&2
+		return 1
+	fi
+}
+
+# dev_sched_busy DEV : requests currently holding a scheduler tag (queued in
+# the elevator or in flight at the driver), summed over hardware queues.
+# Prints 0 when no scheduler is attached.
+dev_sched_busy() {
+	_dev=$(_blkname "$1")
+	cat /sys/kernel/debug/block/"$_dev"/hctx*/sched_tags 2>/dev/null |
+		awk -F= '/^busy=/ { s += $2 } END { print s + 0 }'
+}
+
+# dev_inflight DEV : requests in flight at the driver (reads + writes)
+dev_inflight() {
+	awk '{ print $1 + $2 }' "/sys/block/$(_blkname "$1")/inflight"
+}
+
+# nullb_create NAME [key=val ...] : create and power on a null_blk device
+# through configfs; prints the block device name (nullbN).
+nullb_create() {
+	_n=$1
+	shift
+	if [ ! -d "$NULLB_CFS" ]; then
+		modprobe null_blk nr_devices=0 >/dev/null 2>&1
+		[ -d "$NULLB_CFS" ] || { echo "nullb_create: $NULLB_CFS missing" >&2; return 1; }
+	fi
+	mkdir "$NULLB_CFS/$_n" || return 1
+	for _kv in "$@"; do
+		if ! echo "${_kv#*=}" >"$NULLB_CFS/$_n/${_kv%%=*}"; then
+			echo "nullb_create: cannot set ${_kv}" >&2
+			rmdir "$NULLB_CFS/$_n"
+			return 1
+		fi
+	done
+	if ! echo 1 >"$NULLB_CFS/$_n/power"; then
+		rmdir "$NULLB_CFS/$_n"
+		return 1
+	fi
+	# the disk is named after the configfs item on newer kernels, nullb<index> on older ones
+	_idx=$(cat "$NULLB_CFS/$_n/index")
+	if wait_until 5 _nullb_appeared "$_n" "$_idx"; then
+		_nullb_appeared "$_n" "$_idx"
+		return 0
+	fi
+	echo "nullb_create: neither /dev/$_n nor /dev/nullb$_idx appeared ($(ls /sys/block | tr '\n' ' '))" >&2
+	return 1
+}
+
+_nullb_appeared() {
+	for _c in "$1" "nullb$2"; do
+		if [ -e "/sys/block/$_c" ] && [ -b "/dev/$_c" ]; then
+			echo "$_c"
+			return 0
+		fi
+	done
+	return 1
+}
+
+nullb_destroy() {
+	[ -d "$NULLB_CFS/$1" ] || return 0
+	echo 0 >"$NULLB_CFS/$1/power" 2>/dev/null
+	rmdir "$NULLB_CFS/$1"
+}
+
+# ------------------------------------------------------------- module ----
+_modname() { echo "$1" | tr - _; }
+
+mod_loaded() {
+	grep -q "^$(_modname "$1") " /proc/modules
+}
+
+# fnv_load : make sure $FNV_SCHED is available (modprobe $FNV_MOD); prints the
+# reason on stderr when it is not.
+fnv_load() {
+	if [ -n "$FNV_MOD" ] && ! mod_loaded "$FNV_MOD"; then
+		if ! _err=$(modprobe "$FNV_MOD" 2>&1); then
+			_m1=$(echo "$FNV_MOD" | tr _ -)
+			_m2=$(echo "$FNV_MOD" | tr - _)
+			if ! grep -qE "/($_m1|$_m2)\.ko:" "/lib/modules/$(uname -r)/modules.dep"; then
+				echo "module $FNV_MOD is not in the initramfs (no $FNV_MOD.ko was built: run make at the repo root)" >&2
+			else
+				echo "modprobe $FNV_MOD failed: $_err; dmesg: $(dmesg | tail -n 3 | tr '\n' ' ')" >&2
+			fi
+			return 1
+		fi
+	fi
+	_s=$(nvme_dev 2>/dev/null) || _s=""
+	if [ -n "$_s" ] && ! grep -qw "$FNV_SCHED" "/sys/block/$_s/queue/scheduler"; then
+		echo "scheduler $FNV_SCHED not offered by $_s: $(cat "/sys/block/$_s/queue/scheduler")" >&2
+		return 1
+	fi
+	return 0
+}
+
+fnv_unload() {
+	[ -n "$FNV_MOD" ] || return 0
+	rmmod "$FNV_MOD"
+}
+
+# ------------------------------------------------------------ cgroups ----
+cg_create() {
+	mkdir -p "$CG_ROOT/$1"
+}
+
+cg_procs() {
+	cat "$CG_ROOT/$1/cgroup.procs" 2>/dev/null
+}
+
+# cg_destroy NAME : kill whatever is left inside and remove the cgroup
+cg_destroy() {
+	_cg=$CG_ROOT/$1
+	[ -d "$_cg" ] || return 0
+	if [ -e "$_cg/cgroup.kill" ]; then
+		echo 1 >"$_cg/cgroup.kill" 2>/dev/null
+	else
+		for _p in $(cat "$_cg/cgroup.procs"); do kill -9 "$_p" 2>/dev/null; done
+	fi
+	wait_until 30 rmdir "$_cg" || { rmdir "$_cg"; return 1; }
+}
+
+# cg_set_weight NAME W [FILE] : write "default W" into FILE (io.fairnvme.weight)
+cg_set_weight() {
+	_file=${3:-io.fairnvme.weight}
+	if [ ! -e "$CG_ROOT/$1/$_file" ]; then
+		echo "cg_set_weight: $CG_ROOT/$1/$_file does not exist" >&2
+		return 1
+	fi
+	echo "default $2" >"$CG_ROOT/$1/$_file"
+}
+
+# run_in_cg NAME CMD... : run CMD inside cgroup NAME (the subshell moves itself,
+# then execs CMD, so the pid of a background run_in_cg is the pid of CMD)
+run_in_cg() {
+	_cg=$CG_ROOT/$1
+	shift
+	# shellcheck disable=SC2016
+	sh -c 'echo $$ >"$0/cgroup.procs" || exit 125; exec "$@"' "$_cg" "$@"
+}
+
+# ---------------------------------------------------------------- fio ----
+# Terse v3 fields (1-based, ';' separated): 5 error; read: 6 kb, 8 iops, 16 clat
+# mean (us), 30 clat p99 ("99.000000%=N"); write fields are read fields + 41.
+
+# fio_run OUT ARGS... : fio with terse output into OUT (stderr into OUT.err)
+fio_run() {
+	_o=$1
+	shift
+	fio --eta=never --output-format=terse --terse-version=3 --output="$_o" "$@" 2>"$_o.err"
+}
+
+_fio_lines() {
+	grep '^3;' "$1" 2>/dev/null
+}
+
+# fio_iops FILE [read|write|total] : IOPS summed over all result lines
+fio_iops() {
+	_fio_lines "$1" | awk -F';' -v w="${2:-total}" '
+		{ r += $8; wr += $49 }
+		END { v = (w == "read") ? r : (w == "write") ? wr : r + wr; printf "%.1f\n", v }'
+}
+
+# fio_kb FILE [read|write|total] : KiB transferred
+fio_kb() {
+	_fio_lines "$1" | awk -F';' -v w="${2:-total}" '
+		{ r += $6; wr += $47 }
+		END { v = (w == "read") ? r : (w == "write") ? wr : r + wr; printf "%d\n", v }'
+}
+
+# fio_lat FILE [read|write] [mean|p99] : completion latency in usec
+# (mean: average over result lines, p99: max over result lines)
+fio_lat() {
+	_fio_lines "$1" | awk -F';' -v w="${2:-read}" -v k="${3:-mean}" '
+		{
+			o = (w == "write") ? 41 : 0
+			if (k == "p99") { split($(30 + o), a, "="); if (a[2] + 0 > v) v = a[2] + 0 }
+			else { v += $(16 + o); n++ }
+		}
+		END { if (k != "p99" && n) v /= n; printf "%.1f\n", v }'
+}
+
+# fio_err FILE : first non-zero fio error code over result lines, 0 if none,
+# "noresult" if fio produced no terse line
+fio_err() {
+	_fio_lines "$1" | awk -F';' '
+		{ n++; if ($5 != 0 && e == 0) e = $5 }
+		END { if (!n) print "noresult"; else print e + 0 }'
+}
+
+# fio_check DESC OUT RC : ok if fio exited 0 and reported no error
+fio_check() {
+	_e=$(fio_err "$2")
+	if [ "$3" = 0 ] && [ "$_e" = 0 ]; then
+		ok "$1"
+	else
+		not_ok "$1" "fio rc=$3 err=$_e: $(grep -v '^3;' "$2" "$2.err" 2>/dev/null | grep -iE 'err|fail|bad|verify' | head -n 3 | tr '\n' ' ')"
+	fi
+}
+
+# ------------------------------------------------------------ tenants ----
+# A tenant is a cgroup running one fio. Results in $FNV_WORK/tenant-NAME.{terse,rc}.
+_tenant_pids=""
+_tenant_names=""
+
+# tenant_start NAME DEV RUNTIME ARGS... : start fio for RUNTIME seconds in cgroup
+# NAME (created if missing) on DEV in the background. ARGS are extra fio options
+# (e.g. --rw=randread --bs=4k --direct=1 --ioengine=libaio --iodepth=32).
+tenant_start() {
+	local name dev rt
+	name=$1 dev=/dev/$(_blkname "$2") rt=$3
+	shift 3
+	cg_create "$name"
+	rm -f "$FNV_WORK/tenant-$name.terse" "$FNV_WORK/tenant-$name.rc"
+	(
+		run_in_cg "$name" fio --eta=never --output-format=terse --terse-version=3 \
+			--output="$FNV_WORK/tenant-$name.terse" --name="$name" \
+			--filename="$dev" --time_based --runtime="$rt" \
+			--group_reporting "$@" 2>"$FNV_WORK/tenant-$name.terse.err"
+		echo $? >"$FNV_WORK/tenant-$name.rc"
+	) &
+	_tenant_pids="$_tenant_pids $!"
+	_tenant_names="$_tenant_names $name"
+}
+
+# tenants_wait : wait for every started tenant; returns the number that failed
+tenants_wait() {
+	local p name bad
+	for p in $_tenant_pids; do wait "$p"; done
+	bad=0
+	for name in $_tenant_names; do
+		[ "$(tenant_rc "$name")" = 0 ] || bad=$((bad + 1))
+	done
+	_tenant_pids=""
+	_tenant_names=""
+	return $bad
+}
+
+# tenants_run DEV RUNTIME "FIO ARGS" NAME... : run one fio per tenant
+# concurrently (same ARGS for all), wait for all. Per-tenant extra arguments
+# can be given in variables FNV_TARGS_<NAME> (word-split).
+tenants_run() {
+	local dev rt args name extra
+	dev=$1 rt=$2 args=$3
+	shift 3
+	for name in "$@"; do
+		eval "extra=\${FNV_TARGS_$name:-}"
+		# shellcheck disable=SC2086
+		tenant_start "$name" "$dev" "$rt" $args $extra
+	done
+	tenants_wait
+}
+
+tenant_rc() {
+	cat "$FNV_WORK/tenant-$1.rc" 2>/dev/null || echo missing
+}
+
+tenant_iops() {
+	fio_iops "$FNV_WORK/tenant-$1.terse" "${2:-total}"
+}
+
+tenant_lat() {
+	fio_lat "$FNV_WORK/tenant-$1.terse" "${2:-read}" "${3:-mean}"
+}
+
+# tenant_share NAME ALLNAMES... : NAME's fraction of the summed IOPS
+tenant_share() {
+	local me sum name
+	me=$(tenant_iops "$1")
+	shift
+	sum=0
+	for name in "$@"; do
+		sum=$(fcalc "$sum + $(tenant_iops "$name")")
+	done
+	awk -v a="$me" -v s="$sum" 'BEGIN { if (s > 0) printf "%.3f\n", a / s; else print "0.000" }'
+}
+
+# tenants_report NAME... : diagnostic table (TAP comments)
+tenants_report() {
+	local name
+	for name in "$@"; do
+		echo "# tenant $name: rc=$(tenant_rc "$name") iops=$(tenant_iops "$name") share=$(tenant_share "$name" "$@") clat_mean_us=$(tenant_lat "$name" read mean) clat_p99_us=$(tenant_lat "$name" read p99)"
+	done
+}

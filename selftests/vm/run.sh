@@ -1,0 +1,245 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh - boot a QEMU guest with Debian's kernel, the fairnvme module and the
+# guest tests, collect the TAP output and check dmesg.
+#
+# usage: selftests/vm/run.sh [--run tests|demo|bench|shell] [--tests t01,t03]
+#                            [--timeout SEC] [--out DIR] [--sched NAME --mod MODULE]
+#
+#   --run       what the guest runs (default tests)
+#   --tests     comma-separated test prefixes (default: all /tests/t[0-9]*.sh)
+#   --timeout   hard timeout of the whole guest run in seconds (default 1800)
+#   --out       output directory: serial.log, tap.txt, dmesg.txt, images
+#               (default ${TMPDIR:-/tmp}/fnv-vm)
+#   --sched/--mod  run the tests against another scheduler (e.g. --sched kyber
+#               --mod kyber-iosched; --mod "" for a built-in one) to check the
+#               harness itself
+#
+# Environment: KVER (default newest /boot/vmlinuz-6.1.*), FAIRNVME_KO,
+#   FAIRNVME_EXTRA_FILES, FNV_QEMU_EXTRA (extra qemu args, word-split),
+#   FNV_NVME_IOPS (QEMU throttling of the NVMe drive, default 2000),
+#   FNV_NVME_SIZE (default 1G), FNV_SMP (2), FNV_MEM (2G), FNV_TEST_TIMEOUT
+#   (per-test guest timeout, default 420), FNV_CMDLINE_EXTRA, FNV_GUEST_ARGS
+#   (k=v,k=v exported as FNV_k in the guest).
+#
+# Exit status 0 only if every TAP point passed, every script's plan matched,
+# FNV-END rc=0 was seen and dmesg is clean. The last line of output is
+# "N passed, M failed".
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+
+RUN=tests TESTS="" TIMEOUT=1800 OUT="${TMPDIR:-/tmp}/fnv-vm" SCHED="" MOD="" MOD_SET=0
+usage() {
+	sed -n '4,28p' "$0" | sed 's/^# \{0,1\}//'
+	exit "${1:-2}"
+}
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--run) RUN=${2:?}; shift 2 ;;
+	--tests) TESTS=${2:?}; shift 2 ;;
+	--timeout) TIMEOUT=${2:?}; shift 2 ;;
+	--out) OUT=${2:?}; shift 2 ;;
+	--sched) SCHED=${2:?}; shift 2 ;;
+	--mod) MOD=${2?}; MOD_SET=1; shift 2 ;;
+	-h | --help) usage 0 ;;
+	*) echo "run.sh: unknown argument '$1'" >&2; usage ;;
+	esac
+done
+case "$RUN" in tests | demo | bench | shell) ;; *) echo "run.sh: --run must be tests, demo, bench or shell" >&2; exit 2 ;; esac
+case "$TIMEOUT" in '' | *[!0-9]*) echo "run.sh: --timeout needs seconds" >&2; exit 2 ;; esac
+[ "$TIMEOUT" -ge 60 ] || { echo "run.sh: --timeout must be >= 60" >&2; exit 2; }
+
+# ---------------------------------------------------------- host tools ----
+missing=0
+need() { # need CMD PACKAGE
+	if ! command -v "$1" >/dev/null 2>&1; then
+		echo "run.sh: error: '$1' not found: apt-get install $2" >&2
+		missing=1
+	fi
+}
+need qemu-system-x86_64 qemu-system-x86
+need fio fio
+need cpio cpio
+need gzip gzip
+need depmod kmod
+need modprobe kmod
+need timeout coreutils
+if [ ! -x /bin/busybox ] || ldd /bin/busybox >/dev/null 2>&1; then
+	echo "run.sh: error: static /bin/busybox not found: apt-get install busybox-static" >&2
+	missing=1
+fi
+if [ -z "${KVER:-}" ]; then
+	# shellcheck disable=SC2012
+	KVER=$(ls /boot/vmlinuz-6.1.* 2>/dev/null | sed 's|^/boot/vmlinuz-||' | sort -V | tail -n 1)
+fi
+if [ -z "$KVER" ] || [ ! -r "/boot/vmlinuz-$KVER" ] || [ ! -d "/lib/modules/$KVER/kernel" ]; then
+	echo "run.sh: error: no Debian kernel in /boot (/boot/vmlinuz-${KVER:-6.1.*}) with /lib/modules/${KVER:-<ver>}: apt-get install linux-image-amd64 (or linux-image-${KVER:-6.1.0-NN-amd64})" >&2
+	missing=1
+fi
+[ $missing = 0 ] || exit 2
+export KVER
+
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+# one run per output directory at a time
+if command -v flock >/dev/null 2>&1; then
+	exec 8>"$OUT/.lock"
+	if ! flock -n 8; then
+		echo "run.sh: error: another run.sh is using $OUT; use --out DIR" >&2
+		exit 2
+	fi
+fi
+others=$(pgrep -c -f '^qemu-system-x86_64 ' 2>/dev/null || true)
+if [ "${others:-0}" -gt 0 ]; then
+	echo "run.sh: warning: $others other qemu-system-x86_64 process(es) running on this host: guest timing and bench numbers will be disturbed" >&2
+fi
+LOG=$OUT/serial.log
+TAP=$OUT/tap.txt
+DMESG=$OUT/dmesg.txt
+INITRD=$OUT/initramfs.cpio.gz
+IMG=$OUT/nvme.img
+rm -f "$LOG" "$TAP" "$DMESG"
+
+# ------------------------------------------------------------- build ------
+"$HERE/mkinitramfs.sh" "$INITRD"
+
+rm -f "$IMG"
+truncate -s "${FNV_NVME_SIZE:-1G}" "$IMG"
+
+GUEST_TIMEOUT=$((TIMEOUT - 30))
+CMDLINE="console=ttyS0 loglevel=4 panic=-1 hung_task_timeout_secs=60 hung_task_panic=0"
+CMDLINE="$CMDLINE fnv.run=$RUN fnv.timeout=$GUEST_TIMEOUT fnv.test_timeout=${FNV_TEST_TIMEOUT:-420}"
+[ -n "$TESTS" ] && CMDLINE="$CMDLINE fnv.tests=$TESTS"
+[ -n "$SCHED" ] && CMDLINE="$CMDLINE fnv.sched=$SCHED"
+[ "$MOD_SET" = 1 ] && CMDLINE="$CMDLINE fnv.mod=$MOD"
+[ -n "${FNV_GUEST_ARGS:-}" ] && CMDLINE="$CMDLINE fnv.args=$FNV_GUEST_ARGS"
+[ -n "${FNV_CMDLINE_EXTRA:-}" ] && CMDLINE="$CMDLINE $FNV_CMDLINE_EXTRA"
+
+# shellcheck disable=SC2206
+QEMU=(qemu-system-x86_64 -accel tcg -cpu max -smp "${FNV_SMP:-2}" -m "${FNV_MEM:-2G}"
+	-nographic -no-reboot -monitor none -serial stdio
+	-kernel "/boot/vmlinuz-$KVER" -initrd "$INITRD" -append "$CMDLINE"
+	-drive "file=$IMG,if=none,id=nvm,format=raw,cache=writeback,aio=threads,throttling.iops-total=${FNV_NVME_IOPS:-2000}"
+	-device nvme,serial=fnv0001,drive=nvm,max_ioqpairs=4
+	-nic none ${FNV_QEMU_EXTRA:-})
+
+echo "run.sh: booting $KVER (run=$RUN${TESTS:+ tests=$TESTS}${SCHED:+ sched=$SCHED}, timeout ${TIMEOUT}s), log: $LOG" >&2
+start=$(date +%s)
+# Live output: everything when stdout is a terminal, otherwise only progress.
+if [ -t 1 ]; then
+	live() { cat; }
+else
+	live() { grep --line-buffered -E '^(FNV-TEST-(BEGIN|END)|FNV-WATCHDOG)' | sed -u 's/^/# run.sh: /' || true; }
+fi
+set +e
+if [ "$RUN" = shell ]; then
+	"${QEMU[@]}"
+	exit $?
+fi
+timeout -k 10 "$TIMEOUT" "${QEMU[@]}" </dev/null 2>"$OUT/qemu.stderr" |
+	tr -s '\r' '\n' | tee "$LOG" | live
+qrc=${PIPESTATUS[0]}
+set -e
+elapsed=$(($(date +%s) - start))
+
+fail_msgs=()
+if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	fail_msgs+=("guest did not finish within the hard timeout of ${TIMEOUT}s (qemu killed); see $LOG")
+elif [ "$qrc" != 0 ]; then
+	fail_msgs+=("qemu exited with status $qrc: $(tail -n 3 "$OUT/qemu.stderr" | tr '\n' ' ')")
+fi
+
+# ------------------------------------------------------------- parse ------
+# Per script block: count ok / not ok, compare with the plan, check rc.
+# In demo/bench mode the whole output is shown and the script's rc is the test point.
+awk -v mode="$RUN" -v tapfile="$TAP" '
+function flush_block(   line) {
+	if (name == "") return
+	if (!ended) {
+		printf "not ok - %s: did not finish (guest died or was killed)\n", name >> tapfile
+		fail++
+	} else if (mode == "tests") {
+		if (plan < 0) {
+			printf "not ok - %s: no TAP plan (rc=%s)\n", name, rc >> tapfile
+			fail++
+		} else if (plan != pts) {
+			printf "not ok - %s: planned %d test points but %d ran\n", name, plan, pts >> tapfile
+			fail++
+		}
+		if (rc != 0 && bfail == 0) {
+			printf "not ok - %s: exited with rc=%s although no test point failed\n", name, rc >> tapfile
+			fail++
+		}
+	} else {
+		if (pts == 0) {
+			if (rc == 0) { printf "ok - %s exited 0\n", name >> tapfile; pass++ }
+			else { printf "not ok - %s exited rc=%s\n", name, rc >> tapfile; fail++ }
+		}
+	}
+	name = ""
+}
+/^FNV-BEGIN$/ { inrun = 1; next }
+/^FNV-END rc=/ { flush_block(); inrun = 0; endseen = 1; sub(/^FNV-END rc=/, ""); endrc = $0 + 0; next }
+!inrun { next }
+/^FNV-TEST-BEGIN / {
+	flush_block(); name = $2; plan = -1; pts = 0; bfail = 0; ended = 0; rc = "?"
+	printf "# ---- %s\n", name >> tapfile; next
+}
+/^FNV-TEST-END / {
+	ended = 1
+	for (i = 3; i <= NF; i++) if ($i ~ /^rc=/) { rc = substr($i, 4) + 0 }
+	printf "# ---- %s rc=%s %s\n", name, rc, $NF >> tapfile
+	next
+}
+/^[ \t]*1\.\.[0-9]+/ { if (name != "") { x = $0; sub(/^[ \t]*1\.\./, "", x); plan = x + 0 } print >> tapfile; next }
+/^[ \t]*ok( |$)/ { pts++; pass++; print >> tapfile; next }
+/^[ \t]*not ok( |$)/ { pts++; fail++; bfail++; print >> tapfile; next }
+/^[ \t]*#/ { print >> tapfile; next }
+mode != "tests" { print >> tapfile; next }
+END {
+	flush_block()
+	if (!endseen) { print "not ok - FNV-END not seen: the guest did not complete the run" >> tapfile; fail++ }
+	else if (endrc != 0 && fail == 0) { printf "not ok - FNV-END rc=%d\n", endrc >> tapfile; fail++ }
+	printf "%d %d %d %d\n", pass, fail, endseen, endrc
+}' "$LOG" >"$OUT/counts" || true
+: >>"$TAP"
+read -r npass nfail endseen endrc <"$OUT/counts" || { npass=0 nfail=1 endseen=0 endrc=1; }
+
+echo
+echo "==== TAP ($RUN) ===="
+cat "$TAP"
+
+# ------------------------------------------------------------- dmesg ------
+sed -n '/^FNV-DMESG-BEGIN$/,/^FNV-DMESG-END$/p' "$LOG" | sed '1d;$d' >"$DMESG"
+if [ ! -s "$DMESG" ]; then
+	# no dmesg section (guest crashed?): scan the whole console log instead
+	cp "$LOG" "$DMESG"
+	fail_msgs+=("no dmesg section in the console log")
+fi
+BAD_RE='WARNING:|BUG:|Oops|lockdep|possible circular locking|INFO: task .* blocked for more than|hung_task|general protection|Call Trace|Kernel panic|soft lockup|RCU stall|rcu_sched detected stall|UBSAN|KASAN'
+bad=$(grep -E "$BAD_RE" "$DMESG" | grep -v -E 'Kernel command line:|hung_task_timeout_secs=' || true)
+if [ -n "$bad" ]; then
+	echo
+	echo "==== dmesg problems ===="
+	echo "$bad" | head -n 60
+	fail_msgs+=("dmesg contains $(echo "$bad" | wc -l) suspicious line(s) (full dmesg: $DMESG)")
+fi
+
+echo
+echo "run.sh: guest ran ${elapsed}s; log $LOG; FNV-END $([ "$endseen" = 1 ] && echo "rc=$endrc" || echo "missing")"
+for m in "${fail_msgs[@]+"${fail_msgs[@]}"}"; do
+	echo "run.sh: FAIL: $m"
+done
+rc=0
+if [ "$nfail" != 0 ] || [ "$endseen" != 1 ] || [ "$endrc" != 0 ] || [ ${#fail_msgs[@]} -ne 0 ]; then
+	rc=1
+fi
+if [ "$RUN" = tests ] && [ "$npass" = 0 ]; then
+	echo "run.sh: FAIL: no test point passed"
+	rc=1
+fi
+echo "$npass passed, $nfail failed"
+exit $rc
