@@ -198,7 +198,9 @@ static void fnv_flow_pin(struct fnv_sched *s, struct fnv_flow *f, bool pin)
 
 static void fnv_inflight_dec(struct fnv_data *fd, struct fnv_tenant *tn)
 {
-	if (tn && atomic_dec_and_test(&tn->inflight))
+	/* The time only matters to a tenant waiting with budget left. */
+	if (tn && atomic_dec_and_test(&tn->inflight) &&
+	    !list_empty_careful(&tn->flow.wnode))
 		WRITE_ONCE(tn->idle_at, ktime_get_ns());
 	if (atomic_dec_return(&fd->inflight) < READ_ONCE(fd->max_inflight) &&
 	    READ_ONCE(fd->kick) && xchg(&fd->kick, 0))

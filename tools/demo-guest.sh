@@ -6,14 +6,14 @@
 # io.fairnvme.weight 600/300/100) run 4 KiB random reads concurrently on the
 # throttled emulated NVMe, first under fairnvme, then under none.
 #
-# Knobs: FNV_demo_runtime (default 15 s), FNV_demo_iodepth (16).
+# Knobs: FNV_demo_runtime (default 15 s), FNV_demo_iodepth (64).
 set -u
 # shellcheck source=selftests/guest/lib.sh disable=SC1091
 . /tests/lib.sh
 
 FNV_SCHED=${FNV_SCHED:-fairnvme}
 RUNTIME=${FNV_demo_runtime:-15}
-IODEPTH=${FNV_demo_iodepth:-16}
+IODEPTH=${FNV_demo_iodepth:-64}
 TENANTS="gold silver bronze"
 weight_of() {
 	case "$1" in
@@ -54,7 +54,7 @@ for s in "$FNV_SCHED" none; do
 	echo "demo: $dev scheduler $s, $RUNTIME s of 4 KiB random reads, iodepth $IODEPTH per tenant"
 	if [ -r "/sys/block/$dev/queue/iosched/max_inflight" ]; then
 		mi=$(cat "/sys/block/$dev/queue/iosched/max_inflight")
-		echo "demo: max_inflight $mi: a tenant's share is capped near iodepth/max_inflight = $(fcalc "$IODEPTH / $mi") while the device is busy"
+		echo "demo: max_inflight $mi: weights decide the order of the requests queued beyond the $mi at the device"
 	fi
 	# shellcheck disable=SC2086
 	tenants_run "$dev" "$RUNTIME" "$ARGS" $TENANTS || rc=1
