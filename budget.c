@@ -42,8 +42,8 @@ u32 fnv_weight_clamp(u32 weight)
 {
 	if (weight < FNV_WEIGHT_MIN)
 		return FNV_WEIGHT_MIN;
-	if (weight > FNV_WEIGHT_MAX)
-		return FNV_WEIGHT_MAX;
+	if (weight > FNV_SCHED_WEIGHT_MAX)
+		return FNV_SCHED_WEIGHT_MAX;
 	return weight;
 }
 
@@ -54,6 +54,7 @@ void fnv_sched_init(struct fnv_sched *s, u64 cycle_budget)
 	INIT_LIST_HEAD(&s->waiting);
 	s->busy = NULL;
 	s->pin = NULL;
+	s->refilled = NULL;
 	s->cycle_budget = cycle_budget ? cycle_budget : 1;
 	s->cycle_weight = 0;
 	s->next_weight = 0;
@@ -80,7 +81,7 @@ u64 fnv_quantum(u64 cycle_budget, u32 weight, u64 cycle_weight)
 
 	if (weight >= cycle_weight)
 		return cycle_budget;
-	/* cycle_budget <= 2^30 and weight <= 10^4: no overflow */
+	/* cycle_budget <= 2^40 and weight <= 2^20: no overflow */
 	q = div64_u64(cycle_budget * weight, cycle_weight);
 	return q ? q : 1;
 }
@@ -104,6 +105,8 @@ static void fnv_flow_refill(struct fnv_sched *s, struct fnv_flow *f)
 	f->budget += fnv_quantum(s->cycle_budget, w,
 				 max(s->cycle_weight, s->backlog_weight));
 	f->cycle = s->cycle;
+	if (s->refilled)
+		s->refilled(s, f);
 }
 
 static void fnv_unwait(struct fnv_sched *s, struct fnv_flow *f)

@@ -27,6 +27,7 @@
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/backing-dev.h>
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
 #include <linux/blk-cgroup.h>
@@ -35,6 +36,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 #include <trace/events/block.h>
 
 #include "elevator.h"
@@ -44,6 +46,7 @@
 #include "blk-cgroup.h"
 
 #include <fairnvme/budget.h>
+#include <fairnvme/state.h>
 #include <fairnvme/compat.h>
 
 #define CREATE_TRACE_POINTS
@@ -51,6 +54,7 @@
 
 /* The policy core is shared with the user-space unit tests. */
 #include "budget.c"
+#include "state.c"
 
 /* Defaults and ranges of the iosched tunables. */
 #define FNV_MAX_INFLIGHT_DEF	32
@@ -62,11 +66,46 @@
 #define FNV_BUDGET_KIB_MAX	1048576
 #define FNV_GRACE_US_DEF	1000
 #define FNV_GRACE_US_MAX	1000000
+#define FNV_BUDGET_US_DEF	10000
+#define FNV_BUDGET_US_MIN	100
+#define FNV_BUDGET_US_MAX	1000000
+#define FNV_THRESH_MIN_US_DEF	600
+#define FNV_THRESH_MAX_US_DEF	3500
+#define FNV_THRESH_US_MAX	10000000
+#define FNV_KU_PPM_DEF		10000
+#define FNV_KD_PPM_DEF		1000
+#define FNV_PPM_MAX		1000000
+#define FNV_BETA_DEF		500
+#define FNV_BETA_MAX		3000
+#define FNV_PERIOD_MS_DEF	100
+#define FNV_PERIOD_MS_MIN	10
+#define FNV_PERIOD_MS_MAX	10000
+/* Cost of a request before its tenant's costs are learned */
+#define FNV_COST_DEF_NS		(100 * NSEC_PER_USEC)
 
-/* rq->elv.priv[1] flags */
+enum fnv_cost_model {
+	FNV_COST_TIME,		/* learned device time per request, ns */
+	FNV_COST_BYTES,		/* size + req_cost_bytes */
+};
+
+static const struct fnv_ctl_params fnv_ctl_defaults = {
+	.thresh_min = FNV_THRESH_MIN_US_DEF * NSEC_PER_USEC,
+	.thresh_max = FNV_THRESH_MAX_US_DEF * NSEC_PER_USEC,
+	.ku_ppm = FNV_KU_PPM_DEF,
+	.kd_ppm = FNV_KD_PPM_DEF,
+	.beta = FNV_BETA_DEF,
+};
+
+/*
+ * rq->elv.priv[1]: flags in the low byte, above them the number of requests
+ * at the device when this one was dispatched (to turn its device time into
+ * a service time).
+ */
 #define FNV_RQ_FIFO		BIT(0)	/* on its tenant's fifo */
 #define FNV_RQ_HEAD		BIT(1)	/* on fnv_data.head */
 #define FNV_RQ_INFLIGHT		BIT(2)	/* counted in fnv_data.inflight */
+#define FNV_RQ_FLAGS		0xffUL
+#define FNV_RQ_DEPTH_SHIFT	8
 
 /* Per cgroup (blkcg) data: the cgroup-wide default weight. */
 struct fnv_cgroup {
@@ -84,6 +123,19 @@ struct fnv_tenant {
 	u64 idle_at;			/* ns: inflight last dropped to 0 */
 	u32 nr_queued;
 	u32 dev_weight;			/* io.fairnvme.weight MAJ:MIN, 0: unset */
+	u32 cfg_weight;			/* dev_weight, else the cgroup's */
+
+	/* completions of the current control period (lockless) */
+	atomic64_t acc_lat;		/* sum of completion - insertion */
+	atomic64_t acc_dev;		/* sum of completion - dispatch */
+	atomic64_t acc_svc[2];		/* sum of service time, read/write */
+	atomic_t acc_nr[2];		/* completions, read/write */
+
+	/* the control worker's, under queue_lock; read racily elsewhere */
+	struct fnv_ctl ctl;
+	u32 eff_weight;			/* cfg_weight as the controller moved it */
+	u64 eq5_x;			/* W_i * D_i of Eq. 5 */
+	u64 eq5_budget;			/* Budget_i of Eq. 5, 0 if not compensating */
 };
 
 /* Per device data. */
@@ -102,9 +154,17 @@ struct fnv_data {
 	u32 req_cost_bytes;
 	u32 budget_kib;
 	u32 grace_us;
+	u32 budget_us;
+	u32 cost_model;			/* enum fnv_cost_model */
+	u32 ctl_period_ms;
+	struct fnv_ctl_params ctl;	/* thresholds and gains */
+
+	struct delayed_work ctl_work;	/* the FairNVMe control period */
+	u32 comp_left;			/* periods of compensation left */
 };
 
 static struct blkcg_policy fnv_policy;
+static struct elevator_type fnv_elevator;
 
 static struct fnv_tenant *pd_to_tenant(struct blkg_policy_data *pd)
 {
@@ -120,12 +180,38 @@ static struct fnv_cgroup *blkcg_to_fnvcg(struct blkcg *blkcg)
 
 static unsigned long fnv_rq_flags(struct request *rq)
 {
-	return (unsigned long)rq->elv.priv[1];
+	return (unsigned long)rq->elv.priv[1] & FNV_RQ_FLAGS;
 }
 
 static void fnv_rq_set_flags(struct request *rq, unsigned long flags)
 {
-	rq->elv.priv[1] = (void *)flags;
+	unsigned long v = (unsigned long)rq->elv.priv[1] & ~FNV_RQ_FLAGS;
+
+	rq->elv.priv[1] = (void *)(v | flags);
+}
+
+static unsigned long fnv_rq_depth(struct request *rq)
+{
+	return (unsigned long)rq->elv.priv[1] >> FNV_RQ_DEPTH_SHIFT;
+}
+
+static void fnv_rq_set_depth(struct request *rq, unsigned long depth)
+{
+	rq->elv.priv[1] = (void *)(fnv_rq_flags(rq) |
+				   (depth << FNV_RQ_DEPTH_SHIFT));
+}
+
+/* Our data, if @q uses fairnvme (callers hold q->queue_lock). */
+static struct fnv_data *fnv_q_data(struct request_queue *q)
+{
+	struct elevator_queue *e = q->elevator;
+
+	return e && e->type == &fnv_elevator ? e->elevator_data : NULL;
+}
+
+static u64 fnv_tenant_cgid(struct fnv_tenant *tn)
+{
+	return cgroup_id(tn->pd.blkg->blkcg->css.cgroup);
 }
 
 static struct fnv_tenant *fnv_rq_tenant(struct request *rq)
@@ -147,9 +233,20 @@ static struct fnv_tenant *fnv_bio_tenant(struct request_queue *q,
 	return pd_to_tenant(pd);
 }
 
-static u64 fnv_rq_cost(struct fnv_data *fd, struct request *rq)
+static u64 fnv_rq_cost(struct fnv_data *fd, struct fnv_tenant *tn,
+		       struct request *rq)
 {
-	return (u64)blk_rq_bytes(rq) + READ_ONCE(fd->req_cost_bytes);
+	if (READ_ONCE(fd->cost_model) == FNV_COST_BYTES || !tn)
+		return (u64)blk_rq_bytes(rq) + READ_ONCE(fd->req_cost_bytes);
+	return READ_ONCE(tn->ctl.cost[op_is_write(req_op(rq)) ? 1 : 0]);
+}
+
+/* B_total in the units of the cost model; fd->lock or sysfs_lock held */
+static u64 fnv_cycle_budget(struct fnv_data *fd)
+{
+	if (fd->cost_model == FNV_COST_BYTES)
+		return (u64)fd->budget_kib << 10;
+	return (u64)fd->budget_us * NSEC_PER_USEC;
 }
 
 /*
@@ -369,12 +466,12 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 
 	/* Charge first: a tenant left without budget need not wait. */
 	tn = fnv_rq_tenant(rq);
-	cost = fnv_rq_cost(fd, rq);
+	cost = fnv_rq_cost(fd, tn, rq);
 	if (tn)
 		fnv_sched_charge(&fd->sched, &tn->flow, cost);
 	fnv_remove_request(fd, rq);
+	fnv_rq_set_depth(rq, atomic_inc_return(&fd->inflight));
 	fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_INFLIGHT);
-	atomic_inc(&fd->inflight);
 	if (tn)
 		atomic_inc(&tn->inflight);
 	if (trace_fairnvme_dispatch_enabled())
@@ -399,6 +496,41 @@ static void fnv_prepare_request(struct request *rq)
 {
 	rq->elv.priv[0] = NULL;
 	rq->elv.priv[1] = NULL;
+}
+
+/*
+ * Completion (hard irq or softirq): account the request's latency to its
+ * tenant for the control period. Lockless; the worker consumes the sums.
+ */
+static void fnv_completed_request(struct request *rq, u64 now)
+{
+	struct fnv_tenant *tn;
+	u64 lat, dev;
+	int t;
+
+	if (!(rq->rq_flags & RQF_ELVPRIV))
+		return;		/* rq->elv is not ours */
+	tn = fnv_rq_tenant(rq);
+	if (!tn || !(fnv_rq_flags(rq) & FNV_RQ_INFLIGHT))
+		return;
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+		t = 0;
+		break;
+	case REQ_OP_WRITE:
+		t = 1;
+		break;
+	default:
+		return;
+	}
+	lat = now > rq->start_time_ns ? now - rq->start_time_ns : 0;
+	dev = rq->io_start_time_ns && now > rq->io_start_time_ns ?
+	      now - rq->io_start_time_ns : 0;
+	atomic64_add(lat, &tn->acc_lat);
+	atomic64_add(dev, &tn->acc_dev);
+	atomic64_add(div64_u64(dev, max(fnv_rq_depth(rq), 1UL)),
+		     &tn->acc_svc[t]);
+	atomic_inc(&tn->acc_nr[t]);
 }
 
 /* The request is back from the driver and will be inserted again. */
@@ -498,6 +630,163 @@ static void fnv_requests_merged(struct request_queue *q, struct request *rq,
 	fnv_remove_request(fd, next);
 }
 
+/* Policy callback: tracepoint on every budget refill. */
+static void fnv_flow_refilled(struct fnv_sched *s, struct fnv_flow *f)
+{
+	struct fnv_data *fd = container_of(s, struct fnv_data, sched);
+	struct fnv_tenant *tn = container_of(f, struct fnv_tenant, flow);
+
+	trace_fairnvme_refill(disk_devt(fd->q->disk), fnv_tenant_cgid(tn),
+			      s->cycle, f->weight, f->budget);
+}
+
+/* Move the completions accounted since the last period into @smp. */
+static void fnv_take_sample(struct fnv_tenant *tn, struct fnv_sample *smp)
+{
+	int t;
+
+	smp->lat_sum = atomic64_xchg(&tn->acc_lat, 0);
+	smp->dev_sum = atomic64_xchg(&tn->acc_dev, 0);
+	smp->nr = 0;
+	for (t = 0; t < 2; t++) {
+		smp->svc_sum[t] = atomic64_xchg(&tn->acc_svc[t], 0);
+		smp->nr_type[t] = atomic_xchg(&tn->acc_nr[t], 0);
+		smp->nr += smp->nr_type[t];
+	}
+}
+
+static void fnv_read_params(struct fnv_data *fd, struct fnv_ctl_params *p)
+{
+	p->thresh_min = READ_ONCE(fd->ctl.thresh_min);
+	p->thresh_max = READ_ONCE(fd->ctl.thresh_max);
+	p->ku_ppm = READ_ONCE(fd->ctl.ku_ppm);
+	p->kd_ppm = READ_ONCE(fd->ctl.kd_ppm);
+	p->beta = READ_ONCE(fd->ctl.beta);
+	if (p->thresh_min >= p->thresh_max)	/* mid-update: keep going */
+		p->thresh_max = p->thresh_min + 1;
+}
+
+/*
+ * Budget compensation (Eq. 5-7) for every tenant of the device. Req_i is
+ * what the tenant has outstanding (queued and at the device), at least 1
+ * and at most half the dispatch depth: the requests it can have served in
+ * parallel. Its demand D_i = Req_i * ((1 - Ratio_w) * Time_r + Ratio_w *
+ * Time_w) in learned device time. A tenant is granted at least one request
+ * per cycle. The budgets reach the policy as scheduling weights.
+ */
+static void fnv_compensate(struct fnv_data *fd, u64 b_total)
+{
+	struct request_queue *q = fd->q;
+	u32 cap = max(READ_ONCE(fd->max_inflight) / 2, 1U);
+	struct blkcg_gq *blkg;
+	u64 sum = 0;
+	u32 n = 0;
+
+	list_for_each_entry(blkg, &q->blkg_list, q_node) {
+		struct fnv_tenant *tn;
+		u32 req;
+
+		tn = pd_to_tenant(blkg_to_pd(blkg, &fnv_policy));
+		if (!tn)
+			continue;
+		req = READ_ONCE(tn->nr_queued) + atomic_read(&tn->inflight);
+		req = clamp(req, 1U, cap);
+		tn->eq5_x = fnv_eq5_x(tn->eff_weight,
+				      fnv_demand_us(req, tn->ctl.ratio_w,
+						    tn->ctl.cost));
+		sum = fnv_eq5_add(sum, tn->eq5_x);
+		n++;
+	}
+	list_for_each_entry(blkg, &q->blkg_list, q_node) {
+		struct fnv_tenant *tn;
+		u64 budget, floor, w;
+
+		tn = pd_to_tenant(blkg_to_pd(blkg, &fnv_policy));
+		if (!tn)
+			continue;
+		budget = fnv_eq5_budget(b_total, tn->eq5_x, sum, n);
+		floor = fd->cost_model == FNV_COST_BYTES ?
+			4096 + READ_ONCE(fd->req_cost_bytes) :
+			max(tn->ctl.cost[0], tn->ctl.cost[1]);
+		budget = clamp(budget, min(floor, b_total), b_total);
+		tn->eq5_budget = budget;
+		w = div64_u64(budget << 16, b_total);
+		WRITE_ONCE(tn->flow.new_weight,
+			   clamp_t(u64, w, 1, FNV_SCHED_WEIGHT_MAX));
+	}
+}
+
+/*
+ * The FairNVMe control period: for every tenant of the device, turn the
+ * period's completions into a state, an effective weight and learned costs
+ * (state.c), then hand the policy the weights: the effective weights, or
+ * the compensated budgets while a tenant asked for compensation in the last
+ * FNV_COMP_HOLD periods. Runs in process context every ctl_period_ms; walks
+ * the device's blkgs under queue_lock, as blk-iocost's timer does.
+ */
+static void fnv_ctl_workfn(struct work_struct *work)
+{
+	struct fnv_data *fd = container_of(to_delayed_work(work),
+					   struct fnv_data, ctl_work);
+	struct request_queue *q = fd->q;
+	struct fnv_ctl_params p;
+	struct blkcg_gq *blkg;
+	bool comp = false;
+	u64 b_total;
+
+	fnv_read_params(fd, &p);
+	spin_lock_irq(&q->queue_lock);
+	list_for_each_entry(blkg, &q->blkg_list, q_node) {
+		struct fnv_tenant *tn;
+		struct fnv_sample smp;
+		enum fnv_state old;
+
+		tn = pd_to_tenant(blkg_to_pd(blkg, &fnv_policy));
+		if (!tn)
+			continue;
+		fnv_take_sample(tn, &smp);
+		old = tn->ctl.state;
+		if (fnv_ctl_period(&tn->ctl, &smp, &p))
+			comp = true;
+		tn->eff_weight = fnv_ctl_weight(&tn->ctl,
+						READ_ONCE(tn->cfg_weight));
+		if (old != tn->ctl.state)
+			trace_fairnvme_state(disk_devt(q->disk),
+					     fnv_tenant_cgid(tn), old,
+					     tn->ctl.state, tn->ctl.mult,
+					     tn->eff_weight,
+					     div_u64(tn->ctl.lat, NSEC_PER_USEC),
+					     div_u64(tn->ctl.thresh_cur,
+						     NSEC_PER_USEC));
+	}
+
+	if (comp)
+		fd->comp_left = FNV_COMP_HOLD;
+	else if (fd->comp_left)
+		fd->comp_left--;
+
+	spin_lock(&fd->lock);
+	b_total = fnv_cycle_budget(fd);
+	spin_unlock(&fd->lock);
+	if (fd->comp_left) {
+		fnv_compensate(fd, b_total);
+	} else {
+		list_for_each_entry(blkg, &q->blkg_list, q_node) {
+			struct fnv_tenant *tn;
+
+			tn = pd_to_tenant(blkg_to_pd(blkg, &fnv_policy));
+			if (!tn)
+				continue;
+			tn->eq5_budget = 0;
+			WRITE_ONCE(tn->flow.new_weight, tn->eff_weight);
+		}
+	}
+	spin_unlock_irq(&q->queue_lock);
+
+	schedule_delayed_work(&fd->ctl_work,
+			      msecs_to_jiffies(READ_ONCE(fd->ctl_period_ms)));
+}
+
 static int fnv_init_sched(struct request_queue *q, struct elevator_type *e)
 {
 	struct elevator_queue *eq;
@@ -522,9 +811,15 @@ static int fnv_init_sched(struct request_queue *q, struct elevator_type *e)
 	fd->req_cost_bytes = FNV_REQ_COST_DEF;
 	fd->budget_kib = FNV_BUDGET_KIB_DEF;
 	fd->grace_us = FNV_GRACE_US_DEF;
-	fnv_sched_init(&fd->sched, (u64)fd->budget_kib << 10);
+	fd->budget_us = FNV_BUDGET_US_DEF;
+	fd->cost_model = FNV_COST_TIME;
+	fd->ctl_period_ms = FNV_PERIOD_MS_DEF;
+	fd->ctl = fnv_ctl_defaults;
+	fnv_sched_init(&fd->sched, fnv_cycle_budget(fd));
 	fd->sched.busy = fnv_flow_busy;
 	fd->sched.pin = fnv_flow_pin;
+	fd->sched.refilled = fnv_flow_refilled;
+	INIT_DELAYED_WORK(&fd->ctl_work, fnv_ctl_workfn);
 
 	ret = fnv_activate_policy(q, &fnv_policy);
 	if (ret)
@@ -532,8 +827,12 @@ static int fnv_init_sched(struct request_queue *q, struct elevator_type *e)
 
 	/* We dispatch from request queue wide instead of hw queue */
 	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
+	/* rq->io_start_time_ns: the device time of each request */
+	blk_stat_enable_accounting(q);
 
 	q->elevator = eq;
+	schedule_delayed_work(&fd->ctl_work,
+			      msecs_to_jiffies(fd->ctl_period_ms));
 	return 0;
 
 free_fd:
@@ -548,6 +847,8 @@ static void fnv_exit_sched(struct elevator_queue *e)
 	struct fnv_data *fd = e->elevator_data;
 
 	WARN_ON_ONCE(fd->nr_queued || fd->sched.nr_backlogged);
+	cancel_delayed_work_sync(&fd->ctl_work);
+	blk_stat_disable_accounting(fd->q);
 	spin_lock(&fd->lock);
 	fnv_sched_drain(&fd->sched);
 	spin_unlock(&fd->lock);
@@ -567,84 +868,133 @@ static int fnv_parse_u32(const char *page, u32 min, u32 max, u32 *val)
 	return 0;
 }
 
-static ssize_t fnv_max_inflight_show(struct elevator_queue *e, char *page)
-{
-	struct fnv_data *fd = e->elevator_data;
-
-	return sysfs_emit(page, "%u\n", READ_ONCE(fd->max_inflight));
+/*
+ * Plain u32 tunables. A store runs under the elevator's sysfs_lock, which
+ * serialises it against the other stores; @apply (may be NULL) makes a
+ * change take effect where a plain WRITE_ONCE() is not enough.
+ */
+#define FNV_U32_ATTR(name, field, min, max, apply)			\
+static ssize_t fnv_##name##_show(struct elevator_queue *e, char *page)	\
+{									\
+	struct fnv_data *fd = e->elevator_data;				\
+									\
+	return sysfs_emit(page, "%u\n", READ_ONCE(fd->field));		\
+}									\
+static ssize_t fnv_##name##_store(struct elevator_queue *e,		\
+				  const char *page, size_t count)	\
+{									\
+	struct fnv_data *fd = e->elevator_data;				\
+	void (*fn)(struct fnv_data *fd) = apply;			\
+	u32 v;								\
+									\
+	if (fnv_parse_u32(page, min, max, &v))				\
+		return -EINVAL;						\
+	WRITE_ONCE(fd->field, v);					\
+	if (fn)								\
+		fn(fd);							\
+	return count;							\
 }
 
-static ssize_t fnv_max_inflight_store(struct elevator_queue *e,
-				      const char *page, size_t count)
+/* A raised dispatch depth may let held requests go now. */
+static void fnv_apply_depth(struct fnv_data *fd)
 {
-	struct fnv_data *fd = e->elevator_data;
-	u32 v;
-
-	if (fnv_parse_u32(page, 1, FNV_MAX_INFLIGHT_MAX, &v))
-		return -EINVAL;
-	WRITE_ONCE(fd->max_inflight, v);
-	/* A raised limit may let held requests go now. */
 	blk_mq_run_hw_queues(fd->q, true);
-	return count;
 }
 
-static ssize_t fnv_req_cost_bytes_show(struct elevator_queue *e, char *page)
+static void fnv_apply_budget(struct fnv_data *fd)
+{
+	spin_lock(&fd->lock);
+	fd->sched.cycle_budget = fnv_cycle_budget(fd);
+	spin_unlock(&fd->lock);
+}
+
+FNV_U32_ATTR(max_inflight, max_inflight, 1, FNV_MAX_INFLIGHT_MAX,
+	     fnv_apply_depth)
+FNV_U32_ATTR(req_cost_bytes, req_cost_bytes, 0, FNV_REQ_COST_MAX, NULL)
+FNV_U32_ATTR(budget_kib, budget_kib, FNV_BUDGET_KIB_MIN, FNV_BUDGET_KIB_MAX,
+	     fnv_apply_budget)
+FNV_U32_ATTR(budget_us, budget_us, FNV_BUDGET_US_MIN, FNV_BUDGET_US_MAX,
+	     fnv_apply_budget)
+FNV_U32_ATTR(grace_us, grace_us, 0, FNV_GRACE_US_MAX, NULL)
+FNV_U32_ATTR(ctl_period_ms, ctl_period_ms, FNV_PERIOD_MS_MIN,
+	     FNV_PERIOD_MS_MAX, NULL)
+FNV_U32_ATTR(ku_ppm, ctl.ku_ppm, 0, FNV_PPM_MAX, NULL)
+FNV_U32_ATTR(kd_ppm, ctl.kd_ppm, 0, FNV_PPM_MAX, NULL)
+FNV_U32_ATTR(beta_permille, ctl.beta, 0, FNV_BETA_MAX, NULL)
+
+/* Thresholds, in us; thresh_min_us must stay below thresh_max_us. */
+static ssize_t fnv_thresh_show(u64 ns, char *page)
+{
+	return sysfs_emit(page, "%llu\n", div_u64(ns, NSEC_PER_USEC));
+}
+
+static ssize_t fnv_thresh_min_us_show(struct elevator_queue *e, char *page)
 {
 	struct fnv_data *fd = e->elevator_data;
 
-	return sysfs_emit(page, "%u\n", READ_ONCE(fd->req_cost_bytes));
+	return fnv_thresh_show(READ_ONCE(fd->ctl.thresh_min), page);
 }
 
-static ssize_t fnv_req_cost_bytes_store(struct elevator_queue *e,
-					const char *page, size_t count)
+static ssize_t fnv_thresh_max_us_show(struct elevator_queue *e, char *page)
+{
+	struct fnv_data *fd = e->elevator_data;
+
+	return fnv_thresh_show(READ_ONCE(fd->ctl.thresh_max), page);
+}
+
+static ssize_t fnv_thresh_min_us_store(struct elevator_queue *e,
+				       const char *page, size_t count)
 {
 	struct fnv_data *fd = e->elevator_data;
 	u32 v;
 
-	if (fnv_parse_u32(page, 0, FNV_REQ_COST_MAX, &v))
+	if (fnv_parse_u32(page, 1, FNV_THRESH_US_MAX, &v) ||
+	    (u64)v * NSEC_PER_USEC >= fd->ctl.thresh_max)
 		return -EINVAL;
-	WRITE_ONCE(fd->req_cost_bytes, v);
+	WRITE_ONCE(fd->ctl.thresh_min, (u64)v * NSEC_PER_USEC);
 	return count;
 }
 
-static ssize_t fnv_budget_kib_show(struct elevator_queue *e, char *page)
+static ssize_t fnv_thresh_max_us_store(struct elevator_queue *e,
+				       const char *page, size_t count)
 {
 	struct fnv_data *fd = e->elevator_data;
+	u32 v;
 
-	return sysfs_emit(page, "%u\n", READ_ONCE(fd->budget_kib));
+	if (fnv_parse_u32(page, 1, FNV_THRESH_US_MAX, &v) ||
+	    (u64)v * NSEC_PER_USEC <= fd->ctl.thresh_min)
+		return -EINVAL;
+	WRITE_ONCE(fd->ctl.thresh_max, (u64)v * NSEC_PER_USEC);
+	return count;
 }
 
-static ssize_t fnv_budget_kib_store(struct elevator_queue *e,
+static const char * const fnv_cost_models[] = {
+	[FNV_COST_TIME] = "time",
+	[FNV_COST_BYTES] = "bytes",
+};
+
+static ssize_t fnv_cost_model_show(struct elevator_queue *e, char *page)
+{
+	struct fnv_data *fd = e->elevator_data;
+	u32 m = READ_ONCE(fd->cost_model);
+
+	return sysfs_emit(page, "%s%s%s %s%s%s\n",
+			  m == FNV_COST_TIME ? "[" : "", "time",
+			  m == FNV_COST_TIME ? "]" : "",
+			  m == FNV_COST_BYTES ? "[" : "", "bytes",
+			  m == FNV_COST_BYTES ? "]" : "");
+}
+
+static ssize_t fnv_cost_model_store(struct elevator_queue *e,
 				    const char *page, size_t count)
 {
 	struct fnv_data *fd = e->elevator_data;
-	u32 v;
+	int m = sysfs_match_string(fnv_cost_models, page);
 
-	if (fnv_parse_u32(page, FNV_BUDGET_KIB_MIN, FNV_BUDGET_KIB_MAX, &v))
+	if (m < 0)
 		return -EINVAL;
-	spin_lock(&fd->lock);
-	fd->budget_kib = v;
-	fd->sched.cycle_budget = (u64)v << 10;
-	spin_unlock(&fd->lock);
-	return count;
-}
-
-static ssize_t fnv_grace_us_show(struct elevator_queue *e, char *page)
-{
-	struct fnv_data *fd = e->elevator_data;
-
-	return sysfs_emit(page, "%u\n", READ_ONCE(fd->grace_us));
-}
-
-static ssize_t fnv_grace_us_store(struct elevator_queue *e,
-				  const char *page, size_t count)
-{
-	struct fnv_data *fd = e->elevator_data;
-	u32 v;
-
-	if (fnv_parse_u32(page, 0, FNV_GRACE_US_MAX, &v))
-		return -EINVAL;
-	WRITE_ONCE(fd->grace_us, v);
+	WRITE_ONCE(fd->cost_model, m);
+	fnv_apply_budget(fd);
 	return count;
 }
 
@@ -669,9 +1019,17 @@ static ssize_t fnv_tenants_show(struct elevator_queue *e, char *page)
 
 static struct elv_fs_entry fnv_attrs[] = {
 	FNV_ATTR_RW(max_inflight),
-	FNV_ATTR_RW(req_cost_bytes),
+	FNV_ATTR_RW(cost_model),
+	FNV_ATTR_RW(budget_us),
 	FNV_ATTR_RW(budget_kib),
+	FNV_ATTR_RW(req_cost_bytes),
 	FNV_ATTR_RW(grace_us),
+	FNV_ATTR_RW(ctl_period_ms),
+	FNV_ATTR_RW(thresh_min_us),
+	FNV_ATTR_RW(thresh_max_us),
+	FNV_ATTR_RW(ku_ppm),
+	FNV_ATTR_RW(kd_ppm),
+	FNV_ATTR_RW(beta_permille),
 	FNV_ATTR_RO(inflight),
 	FNV_ATTR_RO(tenants),
 	__ATTR_NULL
@@ -684,6 +1042,7 @@ static struct elevator_type fnv_elevator = {
 		.has_work		= fnv_has_work,
 		.prepare_request	= fnv_prepare_request,
 		.finish_request		= fnv_finish_request,
+		.completed_request	= fnv_completed_request,
 		.requeue_request	= fnv_requeue_request,
 		.bio_merge		= fnv_bio_merge,
 		.request_merge		= fnv_request_merge,
@@ -742,6 +1101,9 @@ static struct blkg_policy_data *fnv_pd_alloc(FNV_PD_ALLOC_ARGS)
 	tn->sort[READ] = RB_ROOT;
 	tn->sort[WRITE] = RB_ROOT;
 	fnv_flow_init(&tn->flow, FNV_WEIGHT_DEFAULT);
+	fnv_ctl_init(&tn->ctl, &fnv_ctl_defaults, FNV_COST_DEF_NS);
+	tn->cfg_weight = FNV_WEIGHT_DEFAULT;
+	tn->eff_weight = FNV_WEIGHT_DEFAULT;
 	return &tn->pd;
 }
 
@@ -750,7 +1112,9 @@ static void fnv_pd_init(struct blkg_policy_data *pd)
 	struct fnv_tenant *tn = pd_to_tenant(pd);
 	struct fnv_cgroup *cg = blkcg_to_fnvcg(pd->blkg->blkcg);
 
-	fnv_flow_init(&tn->flow, cg ? cg->weight : FNV_WEIGHT_DEFAULT);
+	tn->cfg_weight = cg ? cg->weight : FNV_WEIGHT_DEFAULT;
+	tn->eff_weight = tn->cfg_weight;
+	fnv_flow_init(&tn->flow, tn->cfg_weight);
 }
 
 static void fnv_pd_free(struct blkg_policy_data *pd)
@@ -765,9 +1129,16 @@ static void fnv_pd_free(struct blkg_policy_data *pd)
 	module_put(THIS_MODULE);
 }
 
+/*
+ * A new configured weight. The scheduling weight follows at once (scaled by
+ * the controller's multiplier); the control worker refines it next period.
+ */
 static void fnv_tenant_set_weight(struct fnv_tenant *tn, u32 cgroup_weight)
 {
-	WRITE_ONCE(tn->flow.new_weight, tn->dev_weight ?: cgroup_weight);
+	u32 w = tn->dev_weight ?: cgroup_weight;
+
+	WRITE_ONCE(tn->cfg_weight, w);
+	WRITE_ONCE(tn->flow.new_weight, fnv_ctl_weight(&tn->ctl, w));
 }
 
 static u64 fnv_prfill_dev_weight(struct seq_file *sf,
@@ -868,12 +1239,56 @@ static ssize_t fnv_weight_write(struct kernfs_open_file *of, char *buf,
 	return ret ?: nbytes;
 }
 
+/* One io.fairnvme.stat line: the tenant's controller state on a device. */
+static u64 fnv_prfill_stat(struct seq_file *sf, struct blkg_policy_data *pd,
+			   int off)
+{
+	struct fnv_tenant *tn = pd_to_tenant(pd);
+	struct request_queue *q = pd->blkg->q;
+	struct fnv_data *fd = fnv_q_data(q);
+	u64 thmin = 0, thmax = 0;
+	const char *dname;
+
+	/* blkg_dev_name(), which is not exported */
+	if (!q->disk || !q->disk->bdi->dev)
+		return 0;
+	dname = bdi_dev_name(q->disk->bdi);
+	if (fd) {
+		thmin = READ_ONCE(fd->ctl.thresh_min);
+		thmax = READ_ONCE(fd->ctl.thresh_max);
+	}
+	seq_printf(sf, "%s state=%s weight=%u eff_weight=%u sched_weight=%u budget=%lld comp_budget=%llu lat_us=%llu dev_us=%llu thresh_min_us=%llu thresh_cur_us=%llu thresh_max_us=%llu rcost_us=%llu wcost_us=%llu wratio=%u\n",
+		   dname, fnv_state_name(tn->ctl.state),
+		   READ_ONCE(tn->cfg_weight), tn->eff_weight,
+		   READ_ONCE(tn->flow.weight), READ_ONCE(tn->flow.budget),
+		   tn->eq5_budget, div_u64(tn->ctl.lat, NSEC_PER_USEC),
+		   div_u64(tn->ctl.dev, NSEC_PER_USEC),
+		   div_u64(thmin, NSEC_PER_USEC),
+		   div_u64(tn->ctl.thresh_cur, NSEC_PER_USEC),
+		   div_u64(thmax, NSEC_PER_USEC),
+		   div_u64(tn->ctl.cost[0], NSEC_PER_USEC),
+		   div_u64(tn->ctl.cost[1], NSEC_PER_USEC), tn->ctl.ratio_w);
+	return 0;
+}
+
+static int fnv_stat_show(struct seq_file *sf, void *v)
+{
+	blkcg_print_blkgs(sf, css_to_blkcg(seq_css(sf)), fnv_prfill_stat,
+			  &fnv_policy, 0, false);
+	return 0;
+}
+
+/* The same files on cgroup v2 (io.*) and v1 (blkio.*); arrays can't be shared */
 static struct cftype fnv_dfl_files[] = {
 	{
 		.name = "fairnvme.weight",
 		.flags = CFTYPE_NOT_ON_ROOT,
 		.seq_show = fnv_weight_show,
 		.write = fnv_weight_write,
+	},
+	{
+		.name = "fairnvme.stat",
+		.seq_show = fnv_stat_show,
 	},
 	{ }
 };
@@ -884,6 +1299,10 @@ static struct cftype fnv_legacy_files[] = {
 		.flags = CFTYPE_NOT_ON_ROOT,
 		.seq_show = fnv_weight_show,
 		.write = fnv_weight_write,
+	},
+	{
+		.name = "fairnvme.stat",
+		.seq_show = fnv_stat_show,
 	},
 	{ }
 };

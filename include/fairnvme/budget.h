@@ -12,9 +12,15 @@
 #include <linux/types.h>
 #include <linux/list.h>
 
+/* Configured weights (io.fairnvme.weight) */
 #define FNV_WEIGHT_MIN		1U
 #define FNV_WEIGHT_MAX		10000U
 #define FNV_WEIGHT_DEFAULT	100U
+/*
+ * Scheduling weights: the configured weight as the controller adjusted it
+ * (up to 4x) or budget compensation rescaled it; only ratios matter.
+ */
+#define FNV_SCHED_WEIGHT_MAX	1048576U
 
 /*
  * Upper bound on the flows fnv_sched_pick() may skip in one call. Skipping
@@ -32,7 +38,7 @@ struct fnv_flow {
 	s64 budget;		/* cost left in @cycle; negative = debt */
 	u64 vtime;		/* service received, cost units at weight 100 */
 	u32 weight;		/* weight of the current cycle */
-	u32 new_weight;		/* configured weight, written by cgroup code */
+	u32 new_weight;		/* scheduling weight to use from next refill */
 	u32 cycle;		/* cycle whose quantum @budget holds */
 	bool backlogged;	/* on one of the two lists */
 };
@@ -50,6 +56,8 @@ struct fnv_sched {
 	bool (*busy)(struct fnv_sched *s, struct fnv_flow *f);
 	/* Pin (@pin) or unpin the memory of @f while it is on .waiting. */
 	void (*pin)(struct fnv_sched *s, struct fnv_flow *f, bool pin);
+	/* Optional: @f was given its quantum for a new cycle. */
+	void (*refilled)(struct fnv_sched *s, struct fnv_flow *f);
 	u64 cycle_budget;		/* B_total: cost handed out per cycle */
 	u64 cycle_weight;		/* weight the quanta of this cycle share */
 	u64 next_weight;		/* weight of the flows refilled so far */

@@ -6,7 +6,7 @@
 # is accepted (so that the rejections are not just a read-only file).
 . /tests/lib.sh
 
-tap_plan 45
+tap_plan 80
 fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_dev) || tap_fail_rest "no nvme device"
 check "select fairnvme on $dev" set_sched "$dev" fairnvme
@@ -23,10 +23,40 @@ done
 for v in 0 63 1048577 x; do
 	expect_einval "$io/budget_kib" "$v"
 done
+for v in 0 99 1000001 1ms; do
+	expect_einval "$io/budget_us" "$v"
+done
+for v in "" tim timex 0 "time bytes"; do
+	expect_einval "$io/cost_model" "$v"
+done
+for v in -1 1000001 1e3; do
+	expect_einval "$io/grace_us" "$v"
+done
+for v in 0 9 10001; do
+	expect_einval "$io/ctl_period_ms" "$v"
+done
+for v in 1000001 -1 0.01; do
+	expect_einval "$io/ku_ppm" "$v"
+	expect_einval "$io/kd_ppm" "$v"
+done
+for v in 3001 -1; do
+	expect_einval "$io/beta_permille" "$v"
+done
+# thresholds: range, and thresh_min_us < thresh_max_us
+for v in 0 3500 4000 10000001 x; do
+	expect_einval "$io/thresh_min_us" "$v"
+done
+for v in 0 600 500 10000001 x; do
+	expect_einval "$io/thresh_max_us" "$v"
+done
 # and good ones
 check "max_inflight accepts 64" sh -c "echo 64 >$io/max_inflight && grep -qx 64 $io/max_inflight"
 check "req_cost_bytes accepts 0" sh -c "echo 0 >$io/req_cost_bytes && grep -qx 0 $io/req_cost_bytes"
 check "budget_kib accepts 4096" sh -c "echo 4096 >$io/budget_kib && grep -qx 4096 $io/budget_kib"
+check "cost_model accepts bytes and time" sh -c \
+	"echo bytes >$io/cost_model && grep -qx 'time \[bytes\]' $io/cost_model && echo time >$io/cost_model && grep -qx '\[time\] bytes' $io/cost_model"
+check "thresholds move within each other's bounds" sh -c \
+	"echo 5000 >$io/thresh_max_us && echo 4000 >$io/thresh_min_us && grep -qx 4000 $io/thresh_min_us && echo 600 >$io/thresh_min_us && echo 3500 >$io/thresh_max_us"
 echo 32 >"$io/max_inflight"
 echo 4096 >"$io/req_cost_bytes"
 echo 2048 >"$io/budget_kib"

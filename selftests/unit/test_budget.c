@@ -364,8 +364,13 @@ static void test_quantum_arith(void)
 	       "quantum with no cycle weight is the whole budget");
 	fnv_sched_init(&s, 0);
 	tap_ok(s.cycle_budget == 1, "zero budget is raised to 1");
-	tap_ok(fnv_weight_clamp(0) == 1 && fnv_weight_clamp(20000) == 10000 &&
-	       fnv_weight_clamp(500) == 500, "weights clamp to 1..10000");
+	tap_ok(fnv_weight_clamp(0) == 1 &&
+	       fnv_weight_clamp(~0U) == FNV_SCHED_WEIGHT_MAX &&
+	       fnv_weight_clamp(40000) == 40000,
+	       "scheduling weights clamp to 1..2^20");
+	tap_ok(fnv_quantum(1ULL << 40, FNV_SCHED_WEIGHT_MAX,
+			   2ULL * FNV_SCHED_WEIGHT_MAX) == 1ULL << 39,
+	       "quantum at the largest budget and weight does not overflow");
 }
 
 /*

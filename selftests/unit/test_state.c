@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the FairNVMe controller (state.c): classification, Eq. 3-4,
+ * Algorithm 1's actions on synthetic latency sequences, cost learning and
+ * the Eq. 5-7 arithmetic.
+ */
+#include <string.h>
+
+#include <fairnvme/state.h>
+#include "tap.h"
+
+#define US 1000ULL
+
+static const struct fnv_ctl_params P = {
+	.thresh_min = 600 * US,
+	.thresh_max = 3500 * US,
+	.ku_ppm = 10000,
+	.kd_ppm = 1000,
+	.beta = 500,
+};
+
+/* @n completions of latency @lat (ns), reads, service time @svc */
+static struct fnv_sample period(u64 n, u64 lat, u64 svc)
+{
+	struct fnv_sample s;
+
+	memset(&s, 0, sizeof(s));
+	s.nr = n;
+	s.lat_sum = n * lat;
+	s.dev_sum = n * lat / 2;
+	s.nr_type[0] = n;
+	s.svc_sum[0] = n * svc;
+	return s;
+}
+
+static void test_classify(void)
+{
+	u64 min = 600 * US, cur = 2000 * US, max = 3500 * US;
+
+	tap_ok(fnv_classify(min - 1, min, cur, max) == FNV_IDLE &&
+	       fnv_classify(min, min, cur, max) == FNV_BALANCED &&
+	       fnv_classify(cur - 1, min, cur, max) == FNV_BALANCED &&
+	       fnv_classify(cur, min, cur, max) == FNV_UNBALANCED &&
+	       fnv_classify(max - 1, min, cur, max) == FNV_UNBALANCED &&
+	       fnv_classify(max, min, cur, max) == FNV_SATURATED &&
+	       fnv_classify(0, min, cur, max) == FNV_IDLE,
+	       "states at the threshold boundaries");
+}
+
+/* Eq. 3-4 sample by sample, in floating point */
+static double ewma_ref(double t, double lat, int n, double ku, double kd)
+{
+	while (n--)
+		t += (lat > t ? ku : kd) * (lat - t);
+	return t;
+}
+
+static void test_eq34(void)
+{
+	u64 t;
+	double ref;
+
+	t = fnv_thresh_ewma(2000 * US, 3000 * US, 50, 10000, 1000);
+	ref = ewma_ref(2000e3, 3000e3, 50, 0.01, 0.001);
+	tap_near((double)t, ref, 1e-6, "Eq. 3 up, 50 samples, k_u = 0.01");
+	t = fnv_thresh_ewma(2000 * US, 1000 * US, 500, 10000, 1000);
+	ref = ewma_ref(2000e3, 1000e3, 500, 0.01, 0.001);
+	tap_near((double)t, ref, 1e-6, "Eq. 3 down, 500 samples, k_d = 0.001");
+	t = fnv_thresh_ewma(2000 * US, 3000 * US, 100000, 10000, 1000);
+	tap_near((double)t, 3000e3, 1e-6, "Eq. 3 converges to the latency");
+	tap_ok(fnv_thresh_ewma(2000 * US, 3000 * US, 0, 10000, 1000) == 2000 * US,
+	       "no sample, no change");
+	tap_ok(fnv_thresh_ewma(2000 * US, 3000 * US, 10, 0, 0) == 2000 * US,
+	       "k = 0, no change");
+	tap_ok(fnv_thresh_ewma(2000 * US, 3000 * US, 1, 1000000, 0) == 3000 * US,
+	       "k = 1 jumps to the latency");
+	t = fnv_thresh_ewma(1, 1000000000000ULL, 1ULL << 40, 10000, 1000);
+	tap_ok(t == 1000000000000ULL, "huge n and latency: no overflow (%llu)",
+	       (unsigned long long)t);
+	/* the asymmetry: 100 samples move 10x further up than down */
+	tap_ok(fnv_thresh_ewma(2000 * US, 3000 * US, 100, 10000, 1000) - 2000 * US >
+	       5 * (2000 * US - fnv_thresh_ewma(2000 * US, 1000 * US, 100, 10000, 1000)),
+	       "k_u >> k_d: fast up, slow down");
+}
+
+static void test_algorithm1(void)
+{
+	struct fnv_ctl c;
+	struct fnv_sample s;
+	u64 cur0;
+	int i;
+	bool comp;
+
+	fnv_ctl_init(&c, &P, 100 * US);
+	tap_ok(c.mult == FNV_MULT_ONE && c.state == FNV_BALANCED &&
+	       c.thresh_cur == 2050 * US, "initial: balanced, mult 1, thresh_cur midway");
+
+	s = period(100, 300 * US, 50 * US);
+	comp = fnv_ctl_period(&c, &s, &P);
+	tap_ok(c.state == FNV_IDLE && c.mult == 500 && !comp,
+	       "idle: weight - beta (mult %u)", c.mult);
+	fnv_ctl_period(&c, &s, &P);
+	fnv_ctl_period(&c, &s, &P);
+	tap_ok(c.mult == FNV_MULT_MIN, "idle: not below the floor (mult %u)", c.mult);
+	memset(&s, 0, sizeof(s));
+	fnv_ctl_period(&c, &s, &P);
+	tap_ok(c.state == FNV_IDLE, "a period without completions is idle");
+
+	s = period(100, 1000 * US, 50 * US);
+	for (i = 0; i < 20 && c.mult != FNV_MULT_ONE; i++) {
+		fnv_ctl_period(&c, &s, &P);
+		if (c.state != FNV_BALANCED)
+			break;
+	}
+	tap_ok(c.state == FNV_BALANCED && c.mult == FNV_MULT_ONE && i <= 12,
+	       "balanced: weight decays back to the configured one in %d periods", i);
+
+	fnv_ctl_init(&c, &P, 100 * US);
+	cur0 = c.thresh_cur;
+	s = period(100, 3000 * US, 50 * US);
+	comp = fnv_ctl_period(&c, &s, &P);
+	tap_ok(c.state == FNV_UNBALANCED && c.mult == 1500 && comp &&
+	       c.thresh_cur == cur0 + (3500 * US - cur0) / 2,
+	       "unbalanced: weight + beta, thresh_cur halfway to max, compensation");
+
+	s = period(100, 5000 * US, 50 * US);
+	comp = fnv_ctl_period(&c, &s, &P);
+	tap_ok(c.state == FNV_SATURATED && c.mult == 2500 && comp &&
+	       c.thresh_cur == 3500 * US,
+	       "saturated: weight + 2 beta, thresh_cur = max, compensation");
+	for (i = 0; i < 10; i++)
+		fnv_ctl_period(&c, &s, &P);
+	tap_ok(c.mult == FNV_MULT_MAX, "saturated: not above the cap (mult %u)",
+	       c.mult);
+	tap_ok(fnv_ctl_weight(&c, 100) == 400 && fnv_ctl_weight(&c, 10000) == 40000,
+	       "effective weight = configured * mult");
+	c.mult = FNV_MULT_MIN;
+	tap_ok(fnv_ctl_weight(&c, 1) == 1, "effective weight is never 0");
+
+	/* Thresh_cur adapts: a tenant that sits at 2.5 ms becomes balanced */
+	fnv_ctl_init(&c, &P, 100 * US);
+	s = period(1000, 2500 * US, 50 * US);
+	for (i = 0; i < 50; i++)
+		fnv_ctl_period(&c, &s, &P);
+	tap_ok(c.thresh_cur > 2500 * US && c.thresh_cur <= 3500 * US,
+	       "thresh_cur settles above a steady 2.5 ms (%llu us), state %s",
+	       (unsigned long long)(c.thresh_cur / US), fnv_state_name(c.state));
+}
+
+static void test_costs(void)
+{
+	struct fnv_ctl c;
+	struct fnv_sample s;
+	int i;
+
+	fnv_ctl_init(&c, &P, 100 * US);
+	memset(&s, 0, sizeof(s));
+	s.nr = 100;
+	s.lat_sum = 100 * 1000 * US;
+	s.nr_type[0] = 70;
+	s.nr_type[1] = 30;
+	s.svc_sum[0] = 70 * 80 * US;
+	s.svc_sum[1] = 30 * 400 * US;
+	for (i = 0; i < 40; i++)
+		fnv_ctl_period(&c, &s, &P);
+	tap_near((double)c.cost[0], 80e3, 0.01, "learned read cost (ns)");
+	tap_near((double)c.cost[1], 400e3, 0.01, "learned write cost (ns)");
+	tap_ok(c.ratio_w == 300, "write ratio 0.3 (%u/1000)", c.ratio_w);
+}
+
+static void test_eq567(void)
+{
+	u64 cost[2] = { 100 * US, 300 * US };
+	u64 big[2] = { ~0ULL, ~0ULL };
+	u64 x[3], sum = 0, b[3], total = 0;
+	u32 w[3] = { 100, 200, 100 };
+	u64 d[3];
+	int i;
+
+	/* 10 requests, 30 % writes: 10 * (0.7 * 100 + 0.3 * 300) us = 1600 us */
+	tap_ok(fnv_demand_us(10, 300, cost) == 1600, "Eq. 6-7: %llu us",
+	       (unsigned long long)fnv_demand_us(10, 300, cost));
+	tap_ok(fnv_demand_us(0, 300, cost) == 0, "Eq. 6-7: no request, no demand");
+	tap_ok(fnv_demand_us(10, 1000, cost) == 3000 &&
+	       fnv_demand_us(10, 0, cost) == 1000, "Eq. 6-7: all writes, all reads");
+	tap_ok(fnv_demand_us(~0ULL, 5000, big) == 1000000ULL * 1000000000 / 1000,
+	       "Eq. 6-7: huge inputs are capped, no overflow");
+
+	d[0] = fnv_demand_us(10, 0, cost);	/* 1000 us */
+	d[1] = fnv_demand_us(10, 0, cost);	/* 1000 us */
+	d[2] = fnv_demand_us(20, 0, cost);	/* 2000 us */
+	for (i = 0; i < 3; i++) {
+		x[i] = fnv_eq5_x(w[i], d[i]);
+		sum = fnv_eq5_add(sum, x[i]);
+	}
+	for (i = 0; i < 3; i++) {
+		b[i] = fnv_eq5_budget(10000000, x[i], sum, 3);
+		total += b[i];
+	}
+	/* W*D = 1e5 : 2e5 : 2e5 -> 0.2 : 0.4 : 0.4 of 10 ms */
+	tap_ok(b[0] == 2000000 && b[1] == 4000000 && b[2] == 4000000,
+	       "Eq. 5: budgets %llu %llu %llu", (unsigned long long)b[0],
+	       (unsigned long long)b[1], (unsigned long long)b[2]);
+	tap_ok(total <= 10000000 && total >= 10000000 - 3,
+	       "Eq. 5: budgets add up to B_total");
+	tap_ok(fnv_eq5_budget(9000, 0, 0, 3) == 3000,
+	       "Eq. 5: no demand anywhere: equal shares");
+	tap_ok(fnv_eq5_budget(9000, 0, 100, 3) == 0,
+	       "Eq. 5: no demand, no budget");
+	tap_ok(fnv_eq5_add(~0ULL - 5, 10) == ~0ULL,
+	       "Eq. 5: the sum saturates instead of wrapping");
+	tap_ok(fnv_eq5_budget(~0ULL, ~0ULL / 2, ~0ULL, 2) == ~0ULL / 2,
+	       "Eq. 5: full-range operands do not overflow");
+	tap_ok(fnv_eq5_x(1 << 20, ~0ULL) == (1ULL << 20) * 1000000000000000ULL,
+	       "Eq. 5: W * D is capped below 2^64");
+}
+
+int main(void)
+{
+	test_classify();
+	test_eq34();
+	test_algorithm1();
+	test_costs();
+	test_eq567();
+	return tap_done();
+}

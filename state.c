@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fairnvme: FairNVMe's state-driven tenant controller.
+ *
+ * Once per control period each tenant is classified by the mean latency of
+ * its requests (completion minus insertion into the scheduler) against three
+ * thresholds: idle below Thresh_min, balanced below the adaptive Thresh_cur,
+ * unbalanced below Thresh_max, saturated above (FairNVMe, section 3.2).
+ * Thresh_cur follows the latency with the asymmetric EWMA of Eq. 3-4, fast
+ * up (k_u) and slow down (k_d), so that it settles where the tenant's
+ * latency usually is.
+ *
+ * The actions are those of Algorithm 1, applied to a multiplier of the
+ * configured weight rather than to the weight itself:
+ *
+ *   idle        mult -= beta, not below FNV_MULT_MIN: give capacity away
+ *   balanced    mult closes half of its gap to 1 each period: the
+ *               effective weight decays back to the configured one
+ *   unbalanced  mult += beta, Thresh_cur halfway to Thresh_max, and ask
+ *               for budget compensation
+ *   saturated   mult += 2 beta, Thresh_cur = Thresh_max, compensation
+ *
+ * mult stays within [FNV_MULT_MIN, FNV_MULT_MAX]: no tenant is driven to
+ * zero, none can take more than four times its configured weight.
+ *
+ * Cost estimation learns, per tenant, the service time of a read and of a
+ * write (device time divided by the requests at the device when it was
+ * dispatched: what the request cost the device, not how long it queued
+ * there). Budget compensation is Eq. 5-7: budgets in proportion to weight
+ * times the device time of the tenant's demand.
+ */
+#include <linux/math64.h>
+#include <fairnvme/state.h>
+
+static const char * const fnv_state_names[FNV_NR_STATES] = {
+	[FNV_IDLE] = "idle",
+	[FNV_BALANCED] = "balanced",
+	[FNV_UNBALANCED] = "unbalanced",
+	[FNV_SATURATED] = "saturated",
+};
+
+const char *fnv_state_name(enum fnv_state s)
+{
+	return s < FNV_NR_STATES ? fnv_state_names[s] : "?";
+}
+
+void fnv_ctl_init(struct fnv_ctl *c, const struct fnv_ctl_params *p,
+		  u64 default_cost)
+{
+	c->thresh_cur = p->thresh_min + (p->thresh_max - p->thresh_min) / 2;
+	c->lat = 0;
+	c->dev = 0;
+	c->cost[0] = default_cost;
+	c->cost[1] = default_cost;
+	c->mult = FNV_MULT_ONE;
+	c->ratio_w = 0;
+	c->state = FNV_BALANCED;
+}
+
+enum fnv_state fnv_classify(u64 lat, u64 thresh_min, u64 thresh_cur,
+			    u64 thresh_max)
+{
+	if (lat < thresh_min)
+		return FNV_IDLE;
+	if (lat >= thresh_max)
+		return FNV_SATURATED;
+	if (lat >= thresh_cur)
+		return FNV_UNBALANCED;
+	return FNV_BALANCED;
+}
+
+/* (1 - k)^n in 32.32 fixed point, k in ppm, 1 <= k < 10^6 */
+static u64 fnv_pow_q32(u32 k_ppm, u64 n)
+{
+	u64 base = div64_u64((u64)(1000000 - k_ppm) << 32, 1000000);
+	u64 r = 1ULL << 32;
+
+	while (n && r) {
+		if (n & 1)
+			r = mul_u64_u32_shr(r, (u32)base, 32);
+		base = mul_u64_u32_shr(base, (u32)base, 32);
+		n >>= 1;
+	}
+	return r;
+}
+
+/*
+ * Eq. 3 applied to n samples of the same latency: the threshold moves
+ * monotonically toward it, so k (Eq. 4) is the same for all n steps and
+ * Thresh_n = lat + (Thresh_0 - lat) * (1 - k)^n.
+ */
+u64 fnv_thresh_ewma(u64 thresh, u64 lat, u64 n, u32 ku_ppm, u32 kd_ppm)
+{
+	u32 k = lat > thresh ? ku_ppm : kd_ppm;
+	u64 f;
+
+	if (!n || !k)
+		return thresh;
+	if (k >= 1000000)
+		return lat;
+	f = fnv_pow_q32(k, n);		/* < 2^32 */
+	if (thresh > lat)
+		return lat + mul_u64_u32_shr(thresh - lat, (u32)f, 32);
+	return lat - mul_u64_u32_shr(lat - thresh, (u32)f, 32);
+}
+
+static u64 fnv_clamp_u64(u64 v, u64 lo, u64 hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+bool fnv_ctl_period(struct fnv_ctl *c, const struct fnv_sample *smp,
+		    const struct fnv_ctl_params *p)
+{
+	enum fnv_state state;
+	bool compensate = false;
+	int t;
+
+	if (!smp->nr) {
+		/* nothing completed: the tenant used nothing of its share */
+		state = FNV_IDLE;
+	} else {
+		c->lat = div64_u64(smp->lat_sum, smp->nr);
+		c->dev = div64_u64(smp->dev_sum, smp->nr);
+		c->ratio_w = (u32)div64_u64(smp->nr_type[1] * 1000, smp->nr);
+		for (t = 0; t < 2; t++) {
+			u64 svc;
+
+			if (!smp->nr_type[t])
+				continue;
+			svc = div64_u64(smp->svc_sum[t], smp->nr_type[t]);
+			/* EWMA, 1/4 per period */
+			c->cost[t] = c->cost[t] - (c->cost[t] >> 2) + (svc >> 2);
+			if (!c->cost[t])
+				c->cost[t] = 1;
+		}
+		state = fnv_classify(c->lat, p->thresh_min, c->thresh_cur,
+				     p->thresh_max);
+	}
+
+	switch (state) {
+	case FNV_IDLE:
+		c->mult = c->mult > FNV_MULT_MIN + p->beta ?
+			  c->mult - p->beta : FNV_MULT_MIN;
+		c->thresh_cur = fnv_thresh_ewma(c->thresh_cur, c->lat, smp->nr,
+						p->ku_ppm, p->kd_ppm);
+		break;
+	case FNV_BALANCED:
+		if (c->mult > FNV_MULT_ONE)
+			c->mult -= (c->mult - FNV_MULT_ONE + 1) / 2;
+		else
+			c->mult += (FNV_MULT_ONE - c->mult + 1) / 2;
+		c->thresh_cur = fnv_thresh_ewma(c->thresh_cur, c->lat, smp->nr,
+						p->ku_ppm, p->kd_ppm);
+		break;
+	case FNV_UNBALANCED:
+		c->mult += p->beta;
+		c->thresh_cur = c->thresh_cur +
+				(p->thresh_max - c->thresh_cur) / 2;
+		compensate = true;
+		break;
+	default:
+		c->mult += 2 * p->beta;
+		c->thresh_cur = p->thresh_max;
+		compensate = true;
+		break;
+	}
+	if (c->mult > FNV_MULT_MAX)
+		c->mult = FNV_MULT_MAX;
+	if (c->mult < FNV_MULT_MIN)
+		c->mult = FNV_MULT_MIN;
+	c->thresh_cur = fnv_clamp_u64(c->thresh_cur, p->thresh_min,
+				      p->thresh_max);
+	c->state = state;
+	return compensate;
+}
+
+u32 fnv_ctl_weight(const struct fnv_ctl *c, u32 weight)
+{
+	u64 w = div64_u64((u64)weight * c->mult, FNV_MULT_ONE);
+
+	return w ? (u32)w : 1;
+}
+
+/* Eq. 6-7, summed: Req * ((1 - Ratio_w) * Time_r + Ratio_w * Time_w), us */
+u64 fnv_demand_us(u64 req, u32 ratio_w, const u64 cost[2])
+{
+	u64 tr = cost[0] < 1000000000 ? cost[0] : 1000000000;
+	u64 tw = cost[1] < 1000000000 ? cost[1] : 1000000000;
+
+	if (ratio_w > 1000)
+		ratio_w = 1000;
+	if (req > 1000000)
+		req = 1000000;
+	/* <= 10^6 * 10^3 * 10^9 = 10^18 < 2^64 */
+	return div64_u64(req * ((1000 - ratio_w) * tr + ratio_w * tw),
+			 1000000);
+}
+
+u64 fnv_eq5_x(u32 weight, u64 demand_us)
+{
+	/* weight < 2^21, demand < 10^15: a few tenants' sum fits 2^64 */
+	if (demand_us > 1000000000000000ULL)
+		demand_us = 1000000000000000ULL;
+	return (u64)weight * demand_us;
+}
+
+u64 fnv_eq5_add(u64 sum, u64 x)
+{
+	return sum + x < sum ? U64_MAX : sum + x;
+}
+
+u64 fnv_eq5_budget(u64 b_total, u64 x, u64 sum, u32 n)
+{
+	if (!sum)
+		return n ? div64_u64(b_total, n) : 0;
+	if (x >= sum)
+		return b_total;
+	return mul_u64_u64_div_u64(b_total, x, sum);
+}
