@@ -142,7 +142,7 @@ void fnv_flow_activate(struct fnv_sched *s, struct fnv_flow *f)
 	if (f->cycle == s->cycle && f->budget <= 0)
 		list_add_tail(&f->node, &s->expired);
 	else
-		list_add_tail(&f->node, &s->active);
+		list_add(&f->node, &s->active);
 }
 
 void fnv_flow_deactivate(struct fnv_sched *s, struct fnv_flow *f)

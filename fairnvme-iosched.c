@@ -13,8 +13,10 @@
  *
  * A scheduler's order only decides service if the device does not hold most
  * of the requests itself: an NVMe queue accepts ~1000 commands and serves
- * them as it likes. Dispatch therefore stops at max_inflight requests at the
- * device and resumes from the completion path.
+ * them as it likes. Dispatch therefore stops at a depth of requests at the
+ * device and resumes from the completion path. The depth adapts, between 1
+ * and max_inflight, so that the device time of a request stays near
+ * dev_target_us: the shallowest queue that keeps the device busy.
  *
  * Weights come from the cgroup file io.fairnvme.weight (blkio.fairnvme.weight
  * on cgroup v1), with the syntax of io.weight. Tunables are in
@@ -64,6 +66,8 @@
 #define FNV_BUDGET_KIB_DEF	2048
 #define FNV_BUDGET_KIB_MIN	64
 #define FNV_BUDGET_KIB_MAX	1048576
+#define FNV_DEV_TARGET_US_DEF	600
+#define FNV_DEV_TARGET_US_MAX	10000000
 #define FNV_GRACE_US_DEF	1000
 #define FNV_GRACE_US_MAX	1000000
 #define FNV_BUDGET_US_DEF	10000
@@ -148,9 +152,11 @@ struct fnv_data {
 	u32 nr_queued;			/* requests held, all lists */
 	u64 seq;			/* insertion order, for fifo_time */
 	atomic_t inflight;		/* dispatched, not yet completed */
-	int kick;			/* dispatch stopped at max_inflight */
+	int kick;			/* dispatch stopped at the depth */
+	u32 depth;			/* dispatch depth now, <= max_inflight */
 
 	u32 max_inflight;
+	u32 dev_target_us;		/* 0: depth = max_inflight */
 	u32 req_cost_bytes;
 	u32 budget_kib;
 	u32 grace_us;
@@ -256,7 +262,7 @@ static u64 fnv_cycle_budget(struct fnv_data *fd)
  */
 static bool fnv_may_dispatch(struct fnv_data *fd)
 {
-	int max = READ_ONCE(fd->max_inflight);
+	int max = READ_ONCE(fd->depth);
 
 	if (atomic_read(&fd->inflight) < max)
 		return true;
@@ -299,7 +305,7 @@ static void fnv_inflight_dec(struct fnv_data *fd, struct fnv_tenant *tn)
 	if (tn && atomic_dec_and_test(&tn->inflight) &&
 	    !list_empty_careful(&tn->flow.wnode))
 		WRITE_ONCE(tn->idle_at, ktime_get_ns());
-	if (atomic_dec_return(&fd->inflight) < READ_ONCE(fd->max_inflight) &&
+	if (atomic_dec_return(&fd->inflight) < READ_ONCE(fd->depth) &&
 	    READ_ONCE(fd->kick) && xchg(&fd->kick, 0))
 		blk_mq_run_hw_queues(fd->q, true);
 }
@@ -669,17 +675,20 @@ static void fnv_read_params(struct fnv_data *fd, struct fnv_ctl_params *p)
 /*
  * Budget compensation (Eq. 5-7) for every tenant of the device. Req_i is
  * what the tenant has outstanding (queued and at the device), at least 1
- * and at most half the dispatch depth: the requests it can have served in
+ * and at most the dispatch depth: the requests it can have served in
  * parallel. Its demand D_i = Req_i * ((1 - Ratio_w) * Time_r + Ratio_w *
- * Time_w) in learned device time. A tenant is granted at least one request
- * per cycle. The budgets reach the policy as scheduling weights.
+ * Time_w) in learned device time. Compensation only adds: a tenant keeps at
+ * least its weight's share of B_total (a tenant with one request in flight
+ * at a time has a small demand but must not wait cycles for each request),
+ * and at least one request per cycle. The budgets reach the policy as
+ * scheduling weights; only their ratios matter.
  */
 static void fnv_compensate(struct fnv_data *fd, u64 b_total)
 {
 	struct request_queue *q = fd->q;
-	u32 cap = max(READ_ONCE(fd->max_inflight) / 2, 1U);
+	u32 cap = max(READ_ONCE(fd->depth), 1U);
 	struct blkcg_gq *blkg;
-	u64 sum = 0;
+	u64 sum = 0, wsum = 0;
 	u32 n = 0;
 
 	list_for_each_entry(blkg, &q->blkg_list, q_node) {
@@ -695,6 +704,7 @@ static void fnv_compensate(struct fnv_data *fd, u64 b_total)
 				      fnv_demand_us(req, tn->ctl.ratio_w,
 						    tn->ctl.cost));
 		sum = fnv_eq5_add(sum, tn->eq5_x);
+		wsum += tn->eff_weight;
 		n++;
 	}
 	list_for_each_entry(blkg, &q->blkg_list, q_node) {
@@ -708,11 +718,41 @@ static void fnv_compensate(struct fnv_data *fd, u64 b_total)
 		floor = fd->cost_model == FNV_COST_BYTES ?
 			4096 + READ_ONCE(fd->req_cost_bytes) :
 			max(tn->ctl.cost[0], tn->ctl.cost[1]);
+		floor = max(floor, div64_u64(b_total * tn->eff_weight, wsum));
 		budget = clamp(budget, min(floor, b_total), b_total);
 		tn->eq5_budget = budget;
 		w = div64_u64(budget << 16, b_total);
 		WRITE_ONCE(tn->flow.new_weight,
 			   clamp_t(u64, w, 1, FNV_SCHED_WEIGHT_MAX));
+	}
+}
+
+/*
+ * Dispatch depth: the more requests wait at the device, the less the order
+ * the scheduler chose matters and the longer a request of a light tenant
+ * waits behind those of heavy ones. Each period, if the mean device time of
+ * a request exceeded dev_target_us, the depth shrinks by a quarter; if it
+ * stayed below three quarters of it, the depth grows by an eighth (at
+ * least 1), up to max_inflight. A device that serves requests in parallel
+ * keeps a short device time at depth and keeps its depth.
+ */
+static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean)
+{
+	u64 target = (u64)READ_ONCE(fd->dev_target_us) * NSEC_PER_USEC;
+	u32 lim = READ_ONCE(fd->max_inflight);
+	u32 d = READ_ONCE(fd->depth);
+
+	if (!target)
+		d = lim;
+	else if (dev_mean > target)
+		d -= d / 4;
+	else if (dev_mean && dev_mean < target - target / 4)
+		d += max(d / 8, 1U);
+	d = clamp(d, 1U, lim);
+	if (d != READ_ONCE(fd->depth)) {
+		WRITE_ONCE(fd->depth, d);
+		/* a deeper queue may let held requests go now */
+		blk_mq_run_hw_queues(fd->q, true);
 	}
 }
 
@@ -731,6 +771,7 @@ static void fnv_ctl_workfn(struct work_struct *work)
 	struct request_queue *q = fd->q;
 	struct fnv_ctl_params p;
 	struct blkcg_gq *blkg;
+	u64 dev_sum = 0, nr = 0;
 	bool comp = false;
 	u64 b_total;
 
@@ -745,6 +786,8 @@ static void fnv_ctl_workfn(struct work_struct *work)
 		if (!tn)
 			continue;
 		fnv_take_sample(tn, &smp);
+		dev_sum += smp.dev_sum;
+		nr += smp.nr;
 		old = tn->ctl.state;
 		if (fnv_ctl_period(&tn->ctl, &smp, &p))
 			comp = true;
@@ -759,6 +802,8 @@ static void fnv_ctl_workfn(struct work_struct *work)
 					     div_u64(tn->ctl.thresh_cur,
 						     NSEC_PER_USEC));
 	}
+
+	fnv_adapt_depth(fd, nr ? div64_u64(dev_sum, nr) : 0);
 
 	if (comp)
 		fd->comp_left = FNV_COMP_HOLD;
@@ -808,6 +853,8 @@ static int fnv_init_sched(struct request_queue *q, struct elevator_type *e)
 	INIT_LIST_HEAD(&fd->bypass);
 	atomic_set(&fd->inflight, 0);
 	fd->max_inflight = FNV_MAX_INFLIGHT_DEF;
+	fd->depth = FNV_MAX_INFLIGHT_DEF;
+	fd->dev_target_us = FNV_DEV_TARGET_US_DEF;
 	fd->req_cost_bytes = FNV_REQ_COST_DEF;
 	fd->budget_kib = FNV_BUDGET_KIB_DEF;
 	fd->grace_us = FNV_GRACE_US_DEF;
@@ -895,9 +942,13 @@ static ssize_t fnv_##name##_store(struct elevator_queue *e,		\
 	return count;							\
 }
 
-/* A raised dispatch depth may let held requests go now. */
+/* A new max_inflight bounds the depth at once; a raise may let requests go. */
 static void fnv_apply_depth(struct fnv_data *fd)
 {
+	u32 max = READ_ONCE(fd->max_inflight);
+
+	if (READ_ONCE(fd->depth) > max || !READ_ONCE(fd->dev_target_us))
+		WRITE_ONCE(fd->depth, max);
 	blk_mq_run_hw_queues(fd->q, true);
 }
 
@@ -909,6 +960,8 @@ static void fnv_apply_budget(struct fnv_data *fd)
 }
 
 FNV_U32_ATTR(max_inflight, max_inflight, 1, FNV_MAX_INFLIGHT_MAX,
+	     fnv_apply_depth)
+FNV_U32_ATTR(dev_target_us, dev_target_us, 0, FNV_DEV_TARGET_US_MAX,
 	     fnv_apply_depth)
 FNV_U32_ATTR(req_cost_bytes, req_cost_bytes, 0, FNV_REQ_COST_MAX, NULL)
 FNV_U32_ATTR(budget_kib, budget_kib, FNV_BUDGET_KIB_MIN, FNV_BUDGET_KIB_MAX,
@@ -1005,6 +1058,13 @@ static ssize_t fnv_inflight_show(struct elevator_queue *e, char *page)
 	return sysfs_emit(page, "%d\n", atomic_read(&fd->inflight));
 }
 
+static ssize_t fnv_depth_show(struct elevator_queue *e, char *page)
+{
+	struct fnv_data *fd = e->elevator_data;
+
+	return sysfs_emit(page, "%u\n", READ_ONCE(fd->depth));
+}
+
 static ssize_t fnv_tenants_show(struct elevator_queue *e, char *page)
 {
 	struct fnv_data *fd = e->elevator_data;
@@ -1019,6 +1079,7 @@ static ssize_t fnv_tenants_show(struct elevator_queue *e, char *page)
 
 static struct elv_fs_entry fnv_attrs[] = {
 	FNV_ATTR_RW(max_inflight),
+	FNV_ATTR_RW(dev_target_us),
 	FNV_ATTR_RW(cost_model),
 	FNV_ATTR_RW(budget_us),
 	FNV_ATTR_RW(budget_kib),
@@ -1031,6 +1092,7 @@ static struct elv_fs_entry fnv_attrs[] = {
 	FNV_ATTR_RW(kd_ppm),
 	FNV_ATTR_RW(beta_permille),
 	FNV_ATTR_RO(inflight),
+	FNV_ATTR_RO(depth),
 	FNV_ATTR_RO(tenants),
 	__ATTR_NULL
 };

@@ -494,3 +494,63 @@ tenants_report() {
 		echo "# tenant $name: rc=$(tenant_rc "$name") iops=$(tenant_iops "$name") share=$(tenant_share "$name" "$@") clat_mean_us=$(tenant_lat "$name" read mean) clat_p99_us=$(tenant_lat "$name" read p99)"
 	done
 }
+
+# ---------------------------------------------------- slowdown metrics ----
+# tenant_mlat NAME : mean completion latency (us) over reads and writes,
+# weighted by their IOPS (fio terse: read iops 8, clat mean 16; write +41)
+tenant_mlat() {
+	_fio_lines "$FNV_WORK/tenant-$1.terse" | awk -F';' '
+		{ n += $8 + $49; s += $8 * $16 + $49 * $57 }
+		END { if (n > 0) printf "%.1f\n", s / n; else print "" }'
+}
+
+# tenant_p99 NAME : p99 completion latency (us), max of read and write
+tenant_p99() {
+	_fio_lines "$FNV_WORK/tenant-$1.terse" | awk -F';' '
+		{ split($30, a, "="); split($71, b, "=")
+		  v = a[2] + 0; if (b[2] + 0 > v) v = b[2] + 0
+		  if (v > m) m = v }
+		END { printf "%.1f\n", m }'
+}
+
+# fairness_index ALONE_PREFIX NAME... : min / max slowdown (GoFair, FairNVMe
+# Eq. 1-2), slowdown = mean latency shared / mean latency alone, where the
+# alone latency of NAME was saved in $FNV_WORK/ALONE_PREFIX-NAME.lat
+fairness_index() {
+	local pre name sh al
+	pre=$1
+	shift
+	for name in "$@"; do
+		sh=$(tenant_mlat "$name")
+		al=$(cat "$FNV_WORK/$pre-$name.lat" 2>/dev/null)
+		echo "$name $sh $al"
+	done | awk '{ if ($3 <= 0 || $2 == "") { bad = 1; next }
+		      s = $2 / $3; if (min == "" || s < min) min = s
+		      if (s > max) max = s }
+		    END { if (bad || max <= 0) print "0"; else printf "%.4f\n", min / max }'
+}
+
+# measure_alone PREFIX DEV RUNTIME NAME... : run each tenant by itself
+# (arguments from FNV_TARGS_<NAME>) and save its mean latency
+measure_alone() {
+	local pre dev rt name extra
+	pre=$1 dev=$2 rt=$3
+	shift 3
+	for name in "$@"; do
+		eval "extra=\${FNV_TARGS_$name:-}"
+		# shellcheck disable=SC2086
+		tenant_start "$name" "$dev" "$rt" $extra
+		tenants_wait
+		tenant_mlat "$name" >"$FNV_WORK/$pre-$name.lat"
+	done
+}
+
+# tenants_total_iops NAME... : summed IOPS of the tenants' last runs
+tenants_total_iops() {
+	local name sum
+	sum=0
+	for name in "$@"; do
+		sum=$(fcalc "$sum + $(tenant_iops "$name")")
+	done
+	echo "$sum"
+}

@@ -1,0 +1,66 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# FairNVMe's idle state, read through io.fairnvme.stat: a tenant that goes
+# quiet is classified idle and its effective weight drops (to 1/4 of its
+# configured weight at most); busy again with a latency between thresh_min
+# and thresh_cur, it is balanced and its effective weight returns to the
+# configured weight. The thresholds are set for the emulated device (its
+# service time alone is ~0.5 ms, so the paper's 600 us would call a busy
+# tenant idle): thresh_min 300 us, thresh_max 200 ms.
+. /tests/lib.sh
+
+tap_plan 8
+fnv_load || tap_fail_rest "fairnvme not available"
+dev=$(nvme_dev) || tap_fail_rest "no nvme device"
+check "select fairnvme on $dev" set_sched "$dev" fairnvme
+io=/sys/block/$dev/queue/iosched
+echo 200000 >"$io/thresh_max_us"
+echo 300 >"$io/thresh_min_us"
+echo 100 >"$io/ctl_period_ms"
+majmin=$(cat /sys/block/"$dev"/dev)
+cg_create q
+echo "default 200" >"$CG_ROOT/q/io.fairnvme.weight"
+st=$CG_ROOT/q/io.fairnvme.stat
+
+# field FIELD : value of FIELD= in q's stat line for the device
+field() {
+	grep "^$majmin " "$st" | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+
+busy() { # RUNTIME: 4 KiB random reads, 4 in flight (~2 ms latency)
+	tenant_start q "$dev" "$1" --rw=randread --bs=4k --direct=1 \
+		--ioengine=libaio --iodepth=4 --randrepeat=0
+}
+
+busy 3
+sleep 2
+diag "busy: $(grep "^$majmin " "$st")"
+check "busy tenant is balanced at its configured weight" sh -c \
+	"grep -q '^$majmin state=balanced weight=200 eff_weight=200 ' $st"
+tenants_wait
+
+sleep 1.5
+diag "quiet: $(grep "^$majmin " "$st")"
+check "quiet tenant is idle" sh -c "grep -q '^$majmin state=idle ' $st"
+assert_le "effective weight of the idle tenant" "$(field eff_weight)" 100
+assert_ge "effective weight of the idle tenant (floor 1/4)" "$(field eff_weight)" 50
+
+echo 1 >/sys/kernel/tracing/events/fairnvme/fairnvme_state/enable
+busy 4
+if wait_until 4 sh -c "grep -q '^$majmin state=balanced weight=200 eff_weight=200 ' $st"; then
+	ok "busy again: balanced, effective weight back to 200"
+else
+	not_ok "busy again: balanced, effective weight back to 200" "$(grep "^$majmin " "$st")"
+fi
+tenants_wait
+echo 0 >/sys/kernel/tracing/events/fairnvme/fairnvme_state/enable
+cgid=$(stat -c %i "$CG_ROOT/q")
+check "fairnvme_state traced idle -> balanced" grep -q \
+	"cgid=$cgid idle -> balanced" /sys/kernel/tracing/trace
+check "root cgroup's io.fairnvme.stat lists the device" grep -q "^$majmin state=" \
+	"$CG_ROOT/io.fairnvme.stat"
+echo 600 >"$io/thresh_min_us"
+echo 3500 >"$io/thresh_max_us"
+cg_destroy q
+tap_done
