@@ -1,0 +1,23 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Every iosched attribute and cgroup file the module defines is described in
+# the admin guide (TAP).
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+src=$top/fairnvme-iosched.c
+doc=$top/Documentation/fairnvme.rst
+attrs=$(sed -n 's/^[[:space:]]*FNV_ATTR_R[OW](\([a-z_]*\)),$/\1/p' "$src")
+files=$(sed -n 's/^[[:space:]]*\.name = "\(fairnvme\.[a-z]*\)",$/io.\1/p' "$src" | sort -u)
+n=0 fail=0
+for a in $attrs $files; do
+	n=$((n + 1))
+	if grep -q "^$a[[:space:]]" "$doc" || grep -q "^$a\$" "$doc"; then
+		echo "ok $n - $a is documented"
+	else
+		echo "not ok $n - $a is not in $(basename "$doc")"
+		fail=$((fail + 1))
+	fi
+done
+echo "1..$n"
+echo "$((n - fail)) passed, $fail failed"
+[ "$n" -gt 10 ] && [ "$fail" -eq 0 ]
