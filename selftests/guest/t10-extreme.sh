@@ -23,7 +23,7 @@ FNV_TARGS_C="$COMMON --rw=randrw --rwmixread=70 --numjobs=4 --iodepth=4"
 FNV_TARGS_D="$FNV_TARGS_C"
 TENANTS="A B C D"
 
-tap_plan 4
+tap_plan 5
 fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_dev) || tap_fail_rest "no nvme device"
 
@@ -34,7 +34,7 @@ for t in $TENANTS; do
 	diag "alone $t: mean latency $(cat "$FNV_WORK/alone-$t.lat") us"
 done
 
-for s in none fairnvme; do
+for s in none bfq fairnvme; do
 	check "select $s" set_sched "$dev" "$s"
 	# shellcheck disable=SC2086
 	tenants_run "$dev" "$RT" "" $TENANTS
@@ -47,7 +47,7 @@ for s in none fairnvme; do
 	eval "iops_$s=$(tenants_total_iops $TENANTS)"
 done
 # shellcheck disable=SC2154
-diag "fairness index: none $fi_none fairnvme $fi_fairnvme; A p99 us: none $p99_none fairnvme $p99_fairnvme; total IOPS: none $iops_none fairnvme $iops_fairnvme"
+diag "fairness index: none $fi_none bfq $fi_bfq fairnvme $fi_fairnvme; A p99 us: none $p99_none bfq $p99_bfq fairnvme $p99_fairnvme; total IOPS: none $iops_none bfq $iops_bfq fairnvme $iops_fairnvme"
 diag "targets: fairness index fairnvme/none $(fcalc "$fi_fairnvme / ($fi_none + 1e-9)") (2), A's p99 none/fairnvme $(fcalc "$p99_none / ($p99_fairnvme + 1e-9)") (2)"
 assert_ge "fairness index fairnvme/none" "$(fcalc "$fi_fairnvme / ($fi_none + 1e-9)")" 1.5
 assert_ge "total IOPS fairnvme/none" "$(fcalc "$iops_fairnvme / ($iops_none + 1e-9)")" 0.9

@@ -56,8 +56,8 @@ fi
 tenants_wait
 echo 0 >/sys/kernel/tracing/events/fairnvme/fairnvme_state/enable
 cgid=$(stat -c %i "$CG_ROOT/q")
-check "fairnvme_state traced idle -> balanced" grep -q \
-	"cgid=$cgid idle -> balanced" /sys/kernel/tracing/trace
+check "fairnvme_state traced the return from idle" grep -qE \
+	"cgid=$cgid idle -> (balanced|unbalanced|saturated)" /sys/kernel/tracing/trace
 check "root cgroup's io.fairnvme.stat lists the device" grep -q "^$majmin state=" \
 	"$CG_ROOT/io.fairnvme.stat"
 echo 600 >"$io/thresh_min_us"

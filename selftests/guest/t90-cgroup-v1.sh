@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # cgroup v1: blkio.fairnvme.weight has the syntax of io.fairnvme.weight and
-# its weights decide shares (100:300 -> IOPS ratio 3.0 +-10 %).
+# its weights decide shares (100:300 -> IOPS ratio 3.0 +-10 %). Runs last:
+# the io controller goes back to cgroup v2 only once the kernel has
+# destroyed the v1 hierarchy, asynchronously.
 . /tests/lib.sh
 
 tap_plan 7
