@@ -46,7 +46,10 @@ check "quiet tenant is idle" sh -c "grep -q '^$majmin state=idle ' $st"
 assert_le "effective weight of the idle tenant" "$(field eff_weight)" 100
 assert_ge "effective weight of the idle tenant (floor 1/4)" "$(field eff_weight)" 50
 
-echo 1 >/sys/kernel/tracing/events/fairnvme/fairnvme_state/enable
+tr=/sys/kernel/tracing
+echo >"$tr/trace"
+echo 1 >"$tr/events/fairnvme/fairnvme_state/enable"
+echo 1 >"$tr/tracing_on"
 busy 4
 if wait_until 4 sh -c "grep -q '^$majmin state=balanced weight=200 eff_weight=200 ' $st"; then
 	ok "busy again: balanced, effective weight back to 200"
