@@ -108,6 +108,9 @@ static const struct fnv_ctl_params fnv_ctl_defaults = {
 #define FNV_RQ_FIFO		BIT(0)	/* on its tenant's fifo */
 #define FNV_RQ_HEAD		BIT(1)	/* on fnv_data.head */
 #define FNV_RQ_INFLIGHT		BIT(2)	/* counted in fnv_data.inflight */
+#define FNV_RQ_SAMPLE		BIT(3)	/* its latency feeds the controller */
+/* One request in FNV_SAMPLE_EVERY (by scheduler tag) is measured. */
+#define FNV_SAMPLE_EVERY	4
 #define FNV_RQ_FLAGS		0xffUL
 #define FNV_RQ_DEPTH_SHIFT	8
 
@@ -477,7 +480,15 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 		fnv_sched_charge(&fd->sched, &tn->flow, cost);
 	fnv_remove_request(fd, rq);
 	fnv_rq_set_depth(rq, atomic_inc_return(&fd->inflight));
-	fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_INFLIGHT);
+	if (tn && !(rq->internal_tag % FNV_SAMPLE_EVERY)) {
+		/* the device time starts now; blk-stat would stamp it too */
+		rq->io_start_time_ns = ktime_get_ns();
+		fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_INFLIGHT |
+				 FNV_RQ_SAMPLE);
+	} else {
+		fnv_rq_set_flags(rq, (fnv_rq_flags(rq) & ~FNV_RQ_SAMPLE) |
+				 FNV_RQ_INFLIGHT);
+	}
 	if (tn)
 		atomic_inc(&tn->inflight);
 	if (trace_fairnvme_dispatch_enabled())
@@ -507,6 +518,9 @@ static void fnv_prepare_request(struct request *rq)
 /*
  * Completion (hard irq or softirq): account the request's latency to its
  * tenant for the control period. Lockless; the worker consumes the sums.
+ * Only sampled requests (one in FNV_SAMPLE_EVERY) are measured: the clock
+ * read at dispatch and the atomics here are the controller's whole cost on
+ * the hot path.
  */
 static void fnv_completed_request(struct request *rq, u64 now)
 {
@@ -517,7 +531,8 @@ static void fnv_completed_request(struct request *rq, u64 now)
 	if (!(rq->rq_flags & RQF_ELVPRIV))
 		return;		/* rq->elv is not ours */
 	tn = fnv_rq_tenant(rq);
-	if (!tn || !(fnv_rq_flags(rq) & FNV_RQ_INFLIGHT))
+	if (!tn || (fnv_rq_flags(rq) & (FNV_RQ_INFLIGHT | FNV_RQ_SAMPLE)) !=
+		   (FNV_RQ_INFLIGHT | FNV_RQ_SAMPLE))
 		return;
 	switch (req_op(rq)) {
 	case REQ_OP_READ:
@@ -874,8 +889,6 @@ static int fnv_init_sched(struct request_queue *q, struct elevator_type *e)
 
 	/* We dispatch from request queue wide instead of hw queue */
 	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
-	/* rq->io_start_time_ns: the device time of each request */
-	blk_stat_enable_accounting(q);
 
 	q->elevator = eq;
 	schedule_delayed_work(&fd->ctl_work,
@@ -895,7 +908,6 @@ static void fnv_exit_sched(struct elevator_queue *e)
 
 	WARN_ON_ONCE(fd->nr_queued || fd->sched.nr_backlogged);
 	cancel_delayed_work_sync(&fd->ctl_work);
-	blk_stat_disable_accounting(fd->q);
 	spin_lock(&fd->lock);
 	fnv_sched_drain(&fd->sched);
 	spin_unlock(&fd->lock);
