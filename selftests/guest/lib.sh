@@ -554,3 +554,23 @@ tenants_total_iops() {
 	done
 	echo "$sum"
 }
+
+# shared_run PREFIX DEV RUNTIME SCHED NAME... : select SCHED (a TAP point),
+# run the tenants together, print each one's IOPS, latency and slowdown
+# against its alone latency (measure_alone PREFIX), and set fi_<SCHED> (the
+# fairness index) and iops_<SCHED> (the summed IOPS), '-' in SCHED as '_'
+shared_run() {
+	local pre dev rt s v t
+	pre=$1 dev=$2 rt=$3 s=$4
+	shift 4
+	check "select $s" set_sched "$dev" "$s"
+	# shellcheck disable=SC2086
+	tenants_run "$dev" "$rt" "" "$@"
+	for t in "$@"; do
+		diag "$s $t: iops=$(tenant_iops "$t") mean_us=$(tenant_mlat "$t") p99_us=$(tenant_p99 "$t") slowdown=$(fcalc "$(tenant_mlat "$t") / $(cat "$FNV_WORK/$pre-$t.lat")")"
+	done
+	v=$(echo "$s" | tr - _)
+	eval "fi_$v=$(fairness_index "$pre" "$@")"
+	eval "iops_$v=$(tenants_total_iops "$@")"
+	eval "diag \"$s: fairness index \$fi_$v, total IOPS \$iops_$v\""
+}

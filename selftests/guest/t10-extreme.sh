@@ -35,16 +35,9 @@ for t in $TENANTS; do
 done
 
 for s in none bfq fairnvme; do
-	check "select $s" set_sched "$dev" "$s"
 	# shellcheck disable=SC2086
-	tenants_run "$dev" "$RT" "" $TENANTS
-	for t in $TENANTS; do
-		diag "$s $t: iops=$(tenant_iops $t) mean_us=$(tenant_mlat $t) p99_us=$(tenant_p99 $t) slowdown=$(fcalc "$(tenant_mlat $t) / $(cat "$FNV_WORK/alone-$t.lat")")"
-	done
-	eval "fi_$s=$(fairness_index alone $TENANTS)"
+	shared_run alone "$dev" "$RT" "$s" $TENANTS
 	eval "p99_$s=$(tenant_p99 A)"
-	# shellcheck disable=SC2086
-	eval "iops_$s=$(tenants_total_iops $TENANTS)"
 done
 # shellcheck disable=SC2154
 diag "fairness index: none $fi_none bfq $fi_bfq fairnvme $fi_fairnvme; A p99 us: none $p99_none bfq $p99_bfq fairnvme $p99_fairnvme; total IOPS: none $iops_none bfq $iops_bfq fairnvme $iops_fairnvme"

@@ -32,20 +32,8 @@ set_sched "$dev" none
 measure_alone alone8 "$dev" "$RT_ALONE" $TENANTS
 
 for s in none mq-deadline bfq fairnvme; do
-	check "select $s" set_sched "$dev" "$s"
 	# shellcheck disable=SC2086
-	tenants_run "$dev" "$RT" "" $TENANTS
-	line=""
-	for t in $TENANTS; do
-		line="$line $t=$(fcalc "$(tenant_mlat $t) / $(cat "$FNV_WORK/alone8-$t.lat")")"
-	done
-	# shellcheck disable=SC2086
-	fi=$(fairness_index alone8 $TENANTS)
-	# shellcheck disable=SC2086
-	iops=$(tenants_total_iops $TENANTS)
-	diag "$s: fairness $fi, total IOPS $iops, slowdowns$line"
-	eval "fi_$(echo $s | tr - _)=$fi"
-	eval "iops_$(echo $s | tr - _)=$iops"
+	shared_run alone8 "$dev" "$RT" "$s" $TENANTS
 done
 # shellcheck disable=SC2154
 diag "fairness index vs none: mq-deadline $(fcalc "$fi_mq_deadline / $fi_none") bfq $(fcalc "$fi_bfq / $fi_none") fairnvme $(fcalc "$fi_fairnvme / $fi_none") (target 1.5)"
