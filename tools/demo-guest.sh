@@ -54,7 +54,7 @@ for s in "$FNV_SCHED" none; do
 	echo "demo: $dev scheduler $s, $RUNTIME s of 4 KiB random reads, iodepth $IODEPTH per tenant"
 	if [ -r "/sys/block/$dev/queue/iosched/max_inflight" ]; then
 		mi=$(cat "/sys/block/$dev/queue/iosched/max_inflight")
-		echo "demo: max_inflight $mi: weights decide the order of the requests queued beyond the $mi at the device"
+		echo "demo: at most $mi requests at the device (the depth adapts below that); weights decide the order of the rest"
 	fi
 	# shellcheck disable=SC2086
 	tenants_run "$dev" "$RUNTIME" "$ARGS" $TENANTS || rc=1
