@@ -533,14 +533,11 @@ fairness_index() {
 # measure_alone PREFIX DEV RUNTIME NAME... : run each tenant by itself
 # (arguments from FNV_TARGS_<NAME>) and save its mean latency
 measure_alone() {
-	local pre dev rt name extra
+	local pre dev rt name
 	pre=$1 dev=$2 rt=$3
 	shift 3
 	for name in "$@"; do
-		eval "extra=\${FNV_TARGS_$name:-}"
-		# shellcheck disable=SC2086
-		tenant_start "$name" "$dev" "$rt" $extra
-		tenants_wait
+		tenants_run "$dev" "$rt" "" "$name"
 		tenant_mlat "$name" >"$FNV_WORK/$pre-$name.lat"
 	done
 }
