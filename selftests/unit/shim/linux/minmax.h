@@ -7,5 +7,7 @@
 		     _a > _b ? _a : _b; })
 #define min(a, b) ({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); \
 		     _a < _b ? _a : _b; })
+#define clamp(v, lo, hi)	min(max(v, lo), hi)
+#define clamp_t(t, v, lo, hi)	clamp((t)(v), (t)(lo), (t)(hi))
 
 #endif

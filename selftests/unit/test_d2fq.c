@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the D2FQ policy core (d2fq.c): virtual time arithmetic and
+ * its wrap, the gvt holder scheme (sequential and under concurrent updates
+ * from several threads), Eq. 1 boundaries, Eq. 2 and 3 arithmetic, the
+ * software WRR arbiter, and closed-loop simulations of the whole policy.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fairnvme/d2fq.h>
+#include "tap.h"
+
+static void test_vt(void)
+{
+	tap_ok(d2fq_vt_delta(4096, 1) == 4096ULL << D2FQ_VT_SHIFT,
+	       "4 KiB at weight 1 is 4096 bytes per unit weight");
+	tap_ok(d2fq_vt_delta(8192, 200) == (8192ULL << D2FQ_VT_SHIFT) / 200,
+	       "vt delta is bytes / weight in 1/2^%d units", D2FQ_VT_SHIFT);
+	tap_ok(d2fq_vt_delta(4096, 0) == d2fq_vt_delta(4096, 1),
+	       "weight 0 counts as 1 (no division by zero)");
+	tap_ok(d2fq_vt_diff(5, D2FQ_VT_MASK - 4) == 10,
+	       "vt diff across the 48-bit wrap: 10");
+	tap_ok(d2fq_vt_diff(D2FQ_VT_MASK - 4, 5) == -10,
+	       "vt diff across the 48-bit wrap: -10");
+	tap_ok(d2fq_vt_diff((1ULL << 60) + 7, 7) == 0,
+	       "vt diff ignores bits above 48");
+	tap_ok(d2fq_gvt_id(d2fq_gvt_pack(0xabcd, D2FQ_VT_MASK)) == 0xabcd &&
+	       d2fq_gvt_vt(d2fq_gvt_pack(0xabcd, ~0ULL)) == D2FQ_VT_MASK,
+	       "gvt word packs a 16-bit holder and a 48-bit vt");
+}
+
+static void test_gvt_seq(void)
+{
+	atomic64_t g;
+	u64 w;
+
+	atomic64_set(&g, (s64)d2fq_gvt_pack(D2FQ_ID_NONE, 0));
+	d2fq_gvt_update(&g, 1, 1000);
+	w = atomic64_read(&g);
+	tap_ok(d2fq_gvt_id(w) == 1 && d2fq_gvt_vt(w) == 1000,
+	       "with no holder, the first flow takes gvt");
+	d2fq_gvt_update(&g, 2, 2000);
+	w = atomic64_read(&g);
+	tap_ok(d2fq_gvt_id(w) == 1 && d2fq_gvt_vt(w) == 1000,
+	       "a flow ahead of gvt that does not hold it cannot raise it");
+	d2fq_gvt_update(&g, 1, 1500);
+	w = atomic64_read(&g);
+	tap_ok(d2fq_gvt_id(w) == 1 && d2fq_gvt_vt(w) == 1500,
+	       "the holder raises gvt");
+	d2fq_gvt_update(&g, 3, 1200);
+	w = atomic64_read(&g);
+	tap_ok(d2fq_gvt_id(w) == 3 && d2fq_gvt_vt(w) == 1200,
+	       "a flow behind gvt lowers it and becomes the holder");
+	d2fq_gvt_release(&g, 1);
+	tap_ok(d2fq_gvt_id(atomic64_read(&g)) == 3,
+	       "release by a flow that is not the holder changes nothing");
+	d2fq_gvt_release(&g, 3);
+	w = atomic64_read(&g);
+	tap_ok(d2fq_gvt_id(w) == D2FQ_ID_NONE && d2fq_gvt_vt(w) == 1200,
+	       "release keeps the value and clears the holder");
+	d2fq_gvt_update(&g, 2, 2000);
+	w = atomic64_read(&g);
+	tap_ok(d2fq_gvt_id(w) == 2 && d2fq_gvt_vt(w) == 2000,
+	       "a released gvt is re-acquired by the next flow to complete");
+	d2fq_gvt_update(&g, D2FQ_ID_NONE, 10);
+	tap_ok(d2fq_gvt_vt(atomic64_read(&g)) == 2000,
+	       "a flow without an id never updates gvt");
+
+	atomic64_set(&g, (s64)d2fq_gvt_pack(4, D2FQ_VT_MASK - 100));
+	d2fq_gvt_update(&g, 4, (D2FQ_VT_MASK + 1) + 50);
+	w = atomic64_read(&g);
+	tap_ok(d2fq_gvt_vt(w) == 50 && d2fq_gvt_id(w) == 4,
+	       "the holder raises gvt across the 48-bit wrap");
+	d2fq_gvt_update(&g, 5, D2FQ_VT_MASK - 10);
+	w = atomic64_read(&g);
+	tap_ok(d2fq_gvt_vt(w) == D2FQ_VT_MASK - 10 && d2fq_gvt_id(w) == 5,
+	       "a flow behind across the wrap lowers gvt");
+}
+
+/*
+ * Concurrent updates: NTHR threads each own a flow and, in every round,
+ * advance its vt by a random step and call update_gvt(); a barrier ends
+ * the round. The holder only raises gvt to its own vt and every flow
+ * lowers it once per round, so at the end of each round gvt is at most
+ * one holder step above the true minimum. The vts start just below the
+ * 48-bit wrap, so the comparisons cross it.
+ */
+#define NTHR	4
+#define ROUNDS	20000
+#define STEP	1000
+
+static atomic64_t cgvt;
+static u64 cvt[NTHR];
+static pthread_barrier_t bar;
+static int c_bad, c_above, c_below, c_holders;
+static unsigned int c_seen;
+
+static void *gvt_thread(void *arg)
+{
+	long me = (long)arg;
+	unsigned int seed = 12345 + me;
+	int r;
+
+	for (r = 0; r < ROUNDS; r++) {
+		u64 step = 1 + rand_r(&seed) % STEP;
+
+		if (me == 0 && r % 5000 == 4999)
+			d2fq_gvt_release(&cgvt, me + 1);
+		cvt[me] += step;
+		d2fq_gvt_update(&cgvt, me + 1, cvt[me]);
+		pthread_barrier_wait(&bar);
+		if (me == 0) {
+			u64 w = atomic64_read(&cgvt);
+			u64 mn = cvt[0];
+			s64 d;
+			int i;
+
+			for (i = 1; i < NTHR; i++)
+				if (d2fq_vt_diff(cvt[i], mn) < 0)
+					mn = cvt[i];
+			d = d2fq_vt_diff(d2fq_gvt_vt(w), mn);
+			if (d > STEP)
+				c_above++;
+			if (d < 0)
+				c_below++;
+			if (d2fq_gvt_id(w) == D2FQ_ID_NONE ||
+			    d2fq_gvt_id(w) > NTHR)
+				c_bad++;
+			c_seen |= 1U << d2fq_gvt_id(w);
+		}
+		pthread_barrier_wait(&bar);
+	}
+	return NULL;
+}
+
+static void test_gvt_threads(void)
+{
+	pthread_t t[NTHR];
+	long i;
+
+	atomic64_set(&cgvt, 0);
+	for (i = 0; i < NTHR; i++)
+		cvt[i] = D2FQ_VT_MASK - 3 * ROUNDS;
+	pthread_barrier_init(&bar, NULL, NTHR);
+	for (i = 0; i < NTHR; i++)
+		pthread_create(&t[i], NULL, gvt_thread, (void *)i);
+	for (i = 0; i < NTHR; i++)
+		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&bar);
+	for (i = 0; i < NTHR; i++)
+		c_holders += !!(c_seen & (1U << (i + 1)));
+	tap_ok(!c_above, "%d threads x %d rounds: gvt never more than one step (%d) above the true minimum (%d times)",
+	       NTHR, ROUNDS, STEP, c_above);
+	tap_ok(!c_bad, "gvt always has a holder after a round (%d without)",
+	       c_bad);
+	tap_ok(c_below < ROUNDS, "gvt below the true minimum in %d of %d rounds (sloppy, allowed)",
+	       c_below, ROUNDS);
+	tap_ok(c_holders >= 2, "holder changed hands: %d of %d flows held gvt",
+	       c_holders, NTHR);
+	tap_ok(d2fq_vt_diff(cvt[0], D2FQ_VT_MASK) > 0 &&
+	       (cvt[0] & D2FQ_VT_MASK) < 3 * ROUNDS * STEP,
+	       "the flows' vts wrapped during the run");
+}
+
+static void test_eq1(void)
+{
+	u64 tl = 1000;
+
+	tap_ok(d2fq_class_of(-5000, tl) == D2FQ_HIGH, "Eq.1: behind gvt: high");
+	tap_ok(d2fq_class_of(0, tl) == D2FQ_HIGH, "Eq.1: at gvt: high");
+	tap_ok(d2fq_class_of(499, tl) == D2FQ_HIGH, "Eq.1: tau_m - 1: high");
+	tap_ok(d2fq_class_of(500, tl) == D2FQ_MEDIUM, "Eq.1: tau_m: medium");
+	tap_ok(d2fq_class_of(999, tl) == D2FQ_MEDIUM, "Eq.1: tau_l - 1: medium");
+	tap_ok(d2fq_class_of(1000, tl) == D2FQ_LOW, "Eq.1: tau_l: low");
+	tap_ok(d2fq_class_of(1LL << 46, tl) == D2FQ_LOW, "Eq.1: far ahead: low");
+}
+
+static void test_eq23(void)
+{
+	u32 w[D2FQ_NR_CLASSES] = { 0, 16, 4, 1 };
+	u64 b[D2FQ_NR_CLASSES] = { 0 };
+
+	tap_ok(d2fq_hl_raise(3, 1, 7) == 22,
+	       "Eq.2: gap widened 3x under 7: floor(21) + 1 = 22 (paper, Fig. 6)");
+	tap_ok(d2fq_hl_raise(5, 2, 10) == 26, "Eq.2: floor(2.5 * 10) + 1 = 26");
+	tap_ok(d2fq_hl_raise(1, 0, 10) == D2FQ_HL_MAX,
+	       "Eq.2: flow at gvt did not advance: the maximum");
+	tap_ok(d2fq_hl_raise(1000, 1, 100) == D2FQ_HL_MAX,
+	       "Eq.2: bounded by %u", D2FQ_HL_MAX);
+	tap_ok(d2fq_hl_raise(1, 10, 3) == D2FQ_HL_MIN,
+	       "Eq.2: bounded below by %u", D2FQ_HL_MIN);
+	tap_ok(d2fq_hl_raise(~0ULL, 1, 256) == D2FQ_HL_MAX,
+	       "Eq.2: no overflow on a huge advance");
+	tap_ok(d2fq_slowdown(b, w) == 1000, "Eq.3: no bytes: slowdown 1");
+	b[D2FQ_HIGH] = 4096;
+	b[D2FQ_URGENT] = 4096;
+	tap_ok(d2fq_slowdown(b, w) == 1000, "Eq.3: high and urgent only: 1");
+	b[D2FQ_HIGH] = 0;
+	b[D2FQ_URGENT] = 0;
+	b[D2FQ_LOW] = 4096;
+	tap_ok(d2fq_slowdown(b, w) == 16000, "Eq.3: low only: p_h/p_l = 16");
+	b[D2FQ_HIGH] = 4096;
+	b[D2FQ_MEDIUM] = 8192;
+	/* (4096 * 1 + 8192 * 4 + 4096 * 16) / 16384 = 6.25 */
+	tap_ok(d2fq_slowdown(b, w) == 6250, "Eq.3: mixed classes: %llu/1000",
+	       (unsigned long long)d2fq_slowdown(b, w));
+	b[D2FQ_HIGH] = 1ULL << 40;
+	b[D2FQ_LOW] = 1ULL << 40;
+	tap_ok(d2fq_slowdown(b, w) > 8000 && d2fq_slowdown(b, w) < 8600,
+	       "Eq.3: 2^40 bytes per class do not overflow");
+}
+
+static void test_period(void)
+{
+	u32 w[D2FQ_NR_CLASSES] = { 0, 16, 4, 1 };
+	struct d2fq_flow a, b;
+	struct d2fq_period p;
+
+	d2fq_flow_init(&a, 1, 100);
+	d2fq_flow_init(&b, 2, 100);
+	a.active = b.active = true;
+	atomic64_set(&a.vt, 1000);
+	atomic64_set(&b.vt, 1000 + 5000);
+	a.vt_prev = 0;
+	b.vt_prev = 1000;
+	b.bytes[D2FQ_LOW] = 4096;
+	d2fq_period_begin(&p, 1000);
+	d2fq_period_flow(&p, &a, w);
+	d2fq_period_flow(&p, &b, w);
+	tap_ok(p.gap_max == 5000 && p.d_max == 5000 && p.gap_min == 0 &&
+	       p.d_min == 1000 && p.sd_max == 16000,
+	       "period: flow furthest ahead, flow at gvt, their advances");
+	tap_ok(d2fq_period_end(&p, 16, 4000) == 81,
+	       "gap 5000 > tau_w 4000: Eq.2 raises 16 to 81");
+	p.d_max = 500;
+	tap_ok(d2fq_period_end(&p, 100, 4000) == 100,
+	       "gap above tau_w but closing (Eq.2 gives 51): ratio kept at 100");
+	p.d_max = 5000;
+	tap_ok(d2fq_period_end(&p, 16, 8000) == 16,
+	       "gap within tau_w: largest virtual slowdown (16)");
+	tap_ok(a.vt_prev == 1000 && !b.bytes[D2FQ_LOW],
+	       "period restarts each flow's counters");
+	d2fq_period_begin(&p, 1000);
+	d2fq_period_flow(&p, &a, w);
+	d2fq_period_flow(&p, &b, w);
+	tap_ok(d2fq_period_end(&p, 64, 8000) == D2FQ_HL_MIN,
+	       "nothing served through low or medium: falls back to %u",
+	       D2FQ_HL_MIN);
+	b.active = false;
+	d2fq_period_begin(&p, 1000);
+	d2fq_period_flow(&p, &b, w);
+	tap_ok(!p.nr, "inactive flows are not counted");
+}
+
+static void test_arb(void)
+{
+	struct d2fq_flow f[4];
+	struct d2fq_arb a;
+	int n[D2FQ_NR_CLASSES] = { 0 };
+	int i;
+
+	d2fq_arb_init(&a, 16, 2);
+	tap_ok(a.weight[D2FQ_HIGH] == 16 && a.weight[D2FQ_MEDIUM] == 4 &&
+	       a.weight[D2FQ_LOW] == 1, "H/L 16: weights 16:4:1");
+	d2fq_arb_set_hl(&a, 1000);
+	tap_ok(a.hl == D2FQ_HL_MAX && a.weight[D2FQ_MEDIUM] == 16,
+	       "H/L clamped to 256, medium weight sqrt = 16");
+	d2fq_arb_set_hl(&a, 1);
+	tap_ok(a.hl == D2FQ_HL_MIN && a.weight[D2FQ_MEDIUM] == 1,
+	       "H/L clamped to 3, medium weight 1");
+	d2fq_arb_set_hl(&a, 16);
+	tap_ok(!d2fq_arb_pick(&a), "empty arbiter picks nothing");
+
+	for (i = 0; i < 4; i++)
+		d2fq_flow_init(&f[i], i + 1, 100);
+	d2fq_arb_add(&a, &f[0], D2FQ_HIGH);
+	d2fq_arb_add(&a, &f[1], D2FQ_MEDIUM);
+	d2fq_arb_add(&a, &f[2], D2FQ_LOW);
+	for (i = 0; i < 21 * 100; i++) {
+		struct d2fq_flow *p = d2fq_arb_pick(&a);
+		int c = p->cls;
+
+		n[c]++;
+		d2fq_arb_del(&a, p);
+		d2fq_arb_add(&a, p, c);
+	}
+	tap_ok(n[D2FQ_HIGH] == 1600 && n[D2FQ_MEDIUM] == 400 &&
+	       n[D2FQ_LOW] == 100,
+	       "all classes backlogged: served 16:4:1 (%d:%d:%d)",
+	       n[D2FQ_HIGH], n[D2FQ_MEDIUM], n[D2FQ_LOW]);
+
+	/* burst: within a round, at most 2 in a row while others wait */
+	d2fq_arb_init(&a, 16, 2);
+	d2fq_arb_add(&a, &f[0], D2FQ_HIGH);
+	d2fq_arb_add(&a, &f[1], D2FQ_MEDIUM);
+	d2fq_arb_add(&a, &f[2], D2FQ_LOW);
+	{
+		int seq[8], k;
+
+		for (k = 0; k < 8; k++) {
+			struct d2fq_flow *p = d2fq_arb_pick(&a);
+
+			seq[k] = p->cls;
+		}
+		tap_ok(seq[0] == D2FQ_HIGH && seq[1] == D2FQ_HIGH &&
+		       seq[2] == D2FQ_MEDIUM && seq[3] == D2FQ_MEDIUM &&
+		       seq[4] == D2FQ_LOW && seq[5] == D2FQ_HIGH &&
+		       seq[6] == D2FQ_HIGH && seq[7] == D2FQ_MEDIUM,
+		       "burst 2: H H M M L H H M");
+	}
+
+	d2fq_arb_del(&a, &f[0]);
+	d2fq_arb_del(&a, &f[1]);
+	for (i = 0; i < 10; i++)
+		if (d2fq_arb_pick(&a) != &f[2])
+			break;
+	tap_ok(i == 10, "only low backlogged: low served every time (work conserving)");
+
+	d2fq_arb_add(&a, &f[3], D2FQ_URGENT);
+	d2fq_arb_add(&a, &f[0], D2FQ_HIGH);
+	for (i = 0; i < 10; i++)
+		if (d2fq_arb_pick(&a) != &f[3])
+			break;
+	tap_ok(i == 10, "urgent served with strict priority");
+	d2fq_arb_del(&a, &f[3]);
+	d2fq_arb_del(&a, &f[3]);
+	tap_ok(a.nr_flows == 2 && f[3].cls == -1,
+	       "del of a flow on no list is a no-op");
+}
+
+/*
+ * Closed-loop simulation of the policy as the elevator runs it: flows
+ * always backlogged; the arbiter picks, the flow's next class follows
+ * Eq. 1; the device holds DEPTH requests and serves them in order, at
+ * SIM_BW bytes per tick plus a fixed per-request time; vt advances and
+ * gvt is updated at completion; the H/L period runs every PERIOD ticks.
+ * Returns each flow's share of the bytes served in the second half.
+ */
+#define DEPTH		4
+#define PERIOD		20000
+#define SIM_TICKS	400000
+
+static void simulate(int nf, const u32 *wt, const u32 *size, double *share,
+		     u32 *hl_out, u64 tau_l)
+{
+	struct d2fq_flow f[8];
+	struct d2fq_arb a;
+	atomic64_t gvt;
+	u64 served[8] = { 0 };
+	struct { int f; u64 left; } dev[DEPTH];
+	int nd = 0, i, head = 0;
+	u64 t, total = 0;
+
+	atomic64_set(&gvt, 0);
+	d2fq_arb_init(&a, D2FQ_HL_MAX, 1);
+	for (i = 0; i < nf; i++) {
+		d2fq_flow_init(&f[i], i + 1, wt[i]);
+		f[i].active = true;
+		d2fq_arb_add(&a, &f[i], D2FQ_HIGH);
+	}
+	for (t = 0; t < SIM_TICKS; t++) {
+		while (nd < DEPTH) {
+			struct d2fq_flow *p = d2fq_arb_pick(&a);
+			int k = p - f, slot = (head + nd) % DEPTH;
+			u64 g = d2fq_gvt_vt(atomic64_read(&gvt));
+			s64 gap = d2fq_vt_diff(atomic64_read(&p->vt), g);
+
+			p->bytes[p->cls] += size[k];
+			p->nr[p->cls]++;
+			d2fq_arb_del(&a, p);
+			d2fq_arb_add(&a, p, d2fq_class_of(gap, tau_l));
+			dev[slot].f = k;
+			dev[slot].left = size[k] + 2048;
+			nd++;
+		}
+		/* the device: 4 KiB per tick, in order */
+		if (dev[head].left > 4096) {
+			dev[head].left -= 4096;
+		} else {
+			int k = dev[head].f;
+			u64 vt;
+
+			vt = atomic64_add_return(d2fq_vt_delta(size[k],
+							       f[k].weight),
+						 &f[k].vt);
+			d2fq_gvt_update(&gvt, f[k].id, vt);
+			if (t >= SIM_TICKS / 2) {
+				served[k] += size[k];
+				total += size[k];
+			}
+			head = (head + 1) % DEPTH;
+			nd--;
+		}
+		if (t % PERIOD == PERIOD - 1) {
+			struct d2fq_period p;
+
+			d2fq_period_begin(&p,
+					  d2fq_gvt_vt(atomic64_read(&gvt)));
+			for (i = 0; i < nf; i++)
+				d2fq_period_flow(&p, &f[i], a.weight);
+			d2fq_arb_set_hl(&a, d2fq_period_end(&p, a.hl,
+							    2 * tau_l));
+		}
+	}
+	for (i = 0; i < nf; i++)
+		share[i] = (double)served[i] / total;
+	*hl_out = a.hl;
+}
+
+static void test_sim(void)
+{
+	u64 tau_l = 65536ULL << D2FQ_VT_SHIFT;	/* 64 KiB per unit weight */
+	double s[8];
+	u32 hl;
+
+	{
+		const u32 w[] = { 100, 100 }, sz[] = { 4096, 8192 };
+
+		simulate(2, w, sz, s, &hl, tau_l);
+		tap_near(s[0], 0.5, 0.05, "sim 4 KiB vs 8 KiB, equal weights: byte share of the 4 KiB flow");
+	}
+	{
+		const u32 w[] = { 300, 100 }, sz[] = { 4096, 4096 };
+
+		simulate(2, w, sz, s, &hl, tau_l);
+		tap_near(s[0], 0.75, 0.05, "sim weights 300:100: share of the heavier flow");
+		printf("# H/L ratio after 300:100: %u\n", hl);
+	}
+	{
+		const u32 w[] = { 800, 600, 400, 200 };
+		const u32 sz[] = { 8192, 8192, 8192, 8192 };
+
+		simulate(4, w, sz, s, &hl, tau_l);
+		tap_near(s[0], 0.4, 0.1, "sim 8:6:4:2 share of w800");
+		tap_near(s[1], 0.3, 0.1, "sim 8:6:4:2 share of w600");
+		tap_near(s[2], 0.2, 0.1, "sim 8:6:4:2 share of w400");
+		tap_near(s[3], 0.1, 0.1, "sim 8:6:4:2 share of w200");
+		tap_ok(hl >= 4, "sim 8:6:4:2: H/L ratio %u >= 4 (w800/w200)", hl);
+	}
+	{
+		const u32 w[] = { 100, 100, 100 }, sz[] = { 8192, 8192, 8192 };
+
+		simulate(3, w, sz, s, &hl, tau_l);
+		tap_near(s[0], 1.0 / 3, 0.05, "sim three equal flows: share");
+		tap_ok(hl == D2FQ_HL_MIN, "sim equal flows: H/L ratio falls back to %u (%u)",
+		       D2FQ_HL_MIN, hl);
+	}
+}
+
+int main(void)
+{
+	test_vt();
+	test_gvt_seq();
+	test_gvt_threads();
+	test_eq1();
+	test_eq23();
+	test_period();
+	test_arb();
+	test_sim();
+	return tap_done();
+}
