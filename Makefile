@@ -108,7 +108,7 @@ guest-demo: modules
 	selftests/vm/run.sh --run demo
 
 CHECKPATCH ?= $(BUILD)/linux-$(KSERIES)/scripts/checkpatch.pl
-KFILES := fairnvme-iosched.c budget.c include/fairnvme/*.h \
+KFILES := fairnvme-iosched.c budget.c state.c d2fq.c include/fairnvme/*.h \
 	  include/trace/events/fairnvme.h
 
 $(BUILD)/linux-$(KSERIES)/scripts/checkpatch.pl:

@@ -5,11 +5,19 @@
  * A tenant is a cgroup on one device: the blkcg policy data of the blkg a
  * request's bio belongs to (requests without one go to the root cgroup's
  * tenant). Each tenant queues its requests in arrival order. Which tenant is
- * served next is decided by the budget-cycle policy in budget.c: every cycle
- * hands out a budget of cost units in proportion to the weights of the
- * backlogged tenants, and a tenant that spent its budget waits until all
- * others spent theirs. The cost of a request is its size in bytes plus a
- * fixed per-request charge (req_cost_bytes).
+ * served next is decided by one of two policies (iosched/wrr_mode):
+ *
+ * - soft (default): D2FQ (d2fq.c). A tenant's virtual time, bytes completed
+ *   over weight, against the sloppy global virtual time picks the NVMe
+ *   arbitration class of its next request; a software weighted round robin
+ *   over the classes, with a dynamic high/low weight ratio, dispatches.
+ * - off: budget cycles (budget.c). Every cycle hands out a budget of cost
+ *   units (learned device time, or bytes) in proportion to the weights of
+ *   the backlogged tenants; a tenant that spent its budget waits until all
+ *   others spent theirs.
+ *
+ * Under both, the FairNVMe controller (state.c, run from a periodic worker)
+ * moves each tenant's effective weight according to its latency state.
  *
  * A scheduler's order only decides service if the device does not hold most
  * of the requests itself: an NVMe queue accepts ~1000 commands and serves
@@ -24,8 +32,9 @@
  *
  * Locking: one spinlock per device (fnv_data.lock) covers the tenant queues
  * and the policy state. The completion path takes no lock: the in-flight
- * count is atomic and the requests hold a reference on their blkg, so a
- * tenant outlives its cgroup until its last request is freed.
+ * count, the virtual times and gvt are atomic, and the requests hold a
+ * reference on their blkg, so a tenant outlives its cgroup until its last
+ * request is freed.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -35,6 +44,7 @@
 #include <linux/blk-cgroup.h>
 #include <linux/cgroup.h>
 #include <linux/ctype.h>
+#include <linux/idr.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -49,6 +59,7 @@
 
 #include <fairnvme/budget.h>
 #include <fairnvme/state.h>
+#include <fairnvme/d2fq.h>
 #include <fairnvme/compat.h>
 
 #define CREATE_TRACE_POINTS
@@ -57,6 +68,7 @@
 /* The policy core is shared with the user-space unit tests. */
 #include "budget.c"
 #include "state.c"
+#include "d2fq.c"
 
 /* Defaults and ranges of the iosched tunables. */
 #define FNV_MAX_INFLIGHT_DEF	32
@@ -84,8 +96,21 @@
 #define FNV_PERIOD_MS_DEF	100
 #define FNV_PERIOD_MS_MIN	10
 #define FNV_PERIOD_MS_MAX	10000
+/* D2FQ: tau_l per unit of weight, 8 MiB at the default weight 100 */
+#define FNV_TAU_L_DEF		(8388608 / FNV_WEIGHT_DEFAULT)
+#define FNV_TAU_L_MIN		512
+#define FNV_TAU_L_MAX		1073741824U
+#define FNV_HL_PERIOD_MS_DEF	1000
+#define FNV_HL_PERIOD_MS_MIN	100
+#define FNV_HL_PERIOD_MS_MAX	60000
+#define FNV_WRR_BURST_MAX	256
 /* Cost of a request before its tenant's costs are learned */
 #define FNV_COST_DEF_NS		(100 * NSEC_PER_USEC)
+
+enum fnv_wrr_mode {
+	FNV_WRR_OFF,		/* FairNVMe budget cycles (budget.c) */
+	FNV_WRR_SOFT,		/* D2FQ classes, arbitrated here (d2fq.c) */
+};
 
 enum fnv_cost_model {
 	FNV_COST_TIME,		/* learned device time per request, ns */
@@ -101,18 +126,22 @@ static const struct fnv_ctl_params fnv_ctl_defaults = {
 };
 
 /*
- * rq->elv.priv[1]: flags in the low byte, above them the number of requests
- * at the device when this one was dispatched (to turn its device time into
- * a service time).
+ * rq->elv.priv[1]: flags in the low byte, in bits 8-31 the number of
+ * requests at the device when this one was dispatched (to turn its device
+ * time into a service time), in bits 32-63 its size in sectors at dispatch
+ * (for the virtual time it costs when it completes).
  */
 #define FNV_RQ_FIFO		BIT(0)	/* on its tenant's fifo */
 #define FNV_RQ_HEAD		BIT(1)	/* on fnv_data.head */
 #define FNV_RQ_INFLIGHT		BIT(2)	/* counted in fnv_data.inflight */
 #define FNV_RQ_SAMPLE		BIT(3)	/* its latency feeds the controller */
+#define FNV_RQ_D2FQ		BIT(4)	/* advances its tenant's virtual time */
 /* One request in FNV_SAMPLE_EVERY (by scheduler tag) is measured. */
 #define FNV_SAMPLE_EVERY	4
 #define FNV_RQ_FLAGS		0xffUL
 #define FNV_RQ_DEPTH_SHIFT	8
+#define FNV_RQ_DEPTH_MASK	0xffffffUL
+#define FNV_RQ_SECT_SHIFT	32
 
 /* Per cgroup (blkcg) data: the cgroup-wide default weight. */
 struct fnv_cgroup {
@@ -124,6 +153,7 @@ struct fnv_cgroup {
 struct fnv_tenant {
 	struct blkg_policy_data pd;
 	struct fnv_flow flow;
+	struct d2fq_flow d2;		/* under fnv_data.lock but .vt */
 	struct list_head fifo;		/* queued requests, arrival order */
 	struct rb_root sort[2];		/* queued requests by sector */
 	atomic_t inflight;		/* dispatched, not yet completed */
@@ -150,6 +180,9 @@ struct fnv_data {
 	spinlock_t lock;		/* everything but the atomics below */
 	struct request_queue *q;
 	struct fnv_sched sched;
+	struct d2fq_arb arb;		/* wrr_mode=soft: tenants by class */
+	atomic64_t gvt;			/* D2FQ holder word (lockless) */
+	u64 hl_last;			/* ns: last H/L period */
 	struct list_head head;		/* at-head insertions: served first */
 	struct list_head bypass;	/* requests without elevator data */
 	u32 nr_queued;			/* requests held, all lists */
@@ -167,6 +200,10 @@ struct fnv_data {
 	u32 cost_model;			/* enum fnv_cost_model */
 	u32 ctl_period_ms;
 	struct fnv_ctl_params ctl;	/* thresholds and gains */
+	u32 wrr_mode;			/* enum fnv_wrr_mode, under lock */
+	u32 tau_l_bytes;		/* per unit of weight */
+	u32 hl_period_ms;
+	u32 wrr_burst;
 
 	struct delayed_work ctl_work;	/* the FairNVMe control period */
 	u32 comp_left;			/* periods of compensation left */
@@ -174,6 +211,8 @@ struct fnv_data {
 
 static struct blkcg_policy fnv_policy;
 static struct elevator_type fnv_elevator;
+/* D2FQ flow ids, unique among live tenants (0 = none: never holds gvt) */
+static DEFINE_IDA(fnv_ida);
 
 static struct fnv_tenant *pd_to_tenant(struct blkg_policy_data *pd)
 {
@@ -201,13 +240,25 @@ static void fnv_rq_set_flags(struct request *rq, unsigned long flags)
 
 static unsigned long fnv_rq_depth(struct request *rq)
 {
-	return (unsigned long)rq->elv.priv[1] >> FNV_RQ_DEPTH_SHIFT;
+	return ((unsigned long)rq->elv.priv[1] >> FNV_RQ_DEPTH_SHIFT) &
+	       FNV_RQ_DEPTH_MASK;
 }
 
+static u64 fnv_rq_bytes(struct request *rq)
+{
+	return (u64)((unsigned long)rq->elv.priv[1] >> FNV_RQ_SECT_SHIFT) <<
+	       SECTOR_SHIFT;
+}
+
+/* At dispatch: the depth it went out at and its size. */
 static void fnv_rq_set_depth(struct request *rq, unsigned long depth)
 {
+	unsigned long sect = blk_rq_sectors(rq);
+
 	rq->elv.priv[1] = (void *)(fnv_rq_flags(rq) |
-				   (depth << FNV_RQ_DEPTH_SHIFT));
+				   (min(depth, FNV_RQ_DEPTH_MASK) <<
+				    FNV_RQ_DEPTH_SHIFT) |
+				   (sect << FNV_RQ_SECT_SHIFT));
 }
 
 /* Our data, if @q uses fairnvme (callers hold q->queue_lock). */
@@ -304,13 +355,54 @@ static void fnv_flow_pin(struct fnv_sched *s, struct fnv_flow *f, bool pin)
 
 static void fnv_inflight_dec(struct fnv_data *fd, struct fnv_tenant *tn)
 {
-	/* The time only matters to a tenant waiting with budget left. */
-	if (tn && atomic_dec_and_test(&tn->inflight) &&
-	    !list_empty_careful(&tn->flow.wnode))
+	/* Start of the grace period (budget.c's busy, D2FQ's release). */
+	if (tn && atomic_dec_and_test(&tn->inflight))
 		WRITE_ONCE(tn->idle_at, ktime_get_ns());
 	if (atomic_dec_return(&fd->inflight) < READ_ONCE(fd->depth) &&
 	    READ_ONCE(fd->kick) && xchg(&fd->kick, 0))
 		blk_mq_run_hw_queues(fd->q, true);
+}
+
+/*
+ * wrr_mode=soft: queue @tn, which has requests, on the class list of its
+ * next request (Eq. 1). A tenant that was idle (not active) starts at gvt.
+ */
+static enum d2fq_class fnv_d2fq_class(struct fnv_data *fd,
+				      struct d2fq_flow *f)
+{
+	u64 gvt = d2fq_gvt_vt(atomic64_read(&fd->gvt));
+	u64 tau_l = (u64)fd->tau_l_bytes << D2FQ_VT_SHIFT;
+
+	if (!f->active) {
+		atomic64_set(&f->vt, gvt);
+		f->vt_prev = gvt;
+		f->active = true;
+	}
+	return d2fq_class_of(d2fq_vt_diff(atomic64_read(&f->vt), gvt), tau_l);
+}
+
+static void fnv_d2fq_enqueue(struct fnv_data *fd, struct fnv_tenant *tn)
+{
+	lockdep_assert_held(&fd->lock);
+	d2fq_arb_add(&fd->arb, &tn->d2, fnv_d2fq_class(fd, &tn->d2));
+}
+
+/* @tn got its first queued request: join the policy of the mode. */
+static void fnv_tenant_backlogged(struct fnv_data *fd, struct fnv_tenant *tn)
+{
+	if (fd->wrr_mode == FNV_WRR_SOFT)
+		fnv_d2fq_enqueue(fd, tn);
+	else
+		fnv_flow_activate(&fd->sched, &tn->flow);
+}
+
+/* @tn has no queued request left: leave whichever policy holds it. */
+static void fnv_tenant_drained(struct fnv_data *fd, struct fnv_tenant *tn)
+{
+	if (tn->d2.cls >= 0)
+		d2fq_arb_del(&fd->arb, &tn->d2);
+	else
+		fnv_flow_deactivate(&fd->sched, &tn->flow);
 }
 
 static void fnv_insert_request(struct fnv_data *fd, struct request *rq,
@@ -376,7 +468,7 @@ static void fnv_insert_request(struct fnv_data *fd, struct request *rq,
 	list_add_tail(&rq->queuelist, &tn->fifo);
 	fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_FIFO);
 	if (!tn->nr_queued++)
-		fnv_flow_activate(&fd->sched, &tn->flow);
+		fnv_tenant_backlogged(fd, tn);
 }
 
 /* Take @rq out of the scheduler: dispatched, or merged into another. */
@@ -398,7 +490,7 @@ static void fnv_remove_request(struct fnv_data *fd, struct request *rq)
 	WRITE_ONCE(fd->nr_queued, fd->nr_queued - 1);
 
 	if ((flags & FNV_RQ_FIFO) && !--tn->nr_queued)
-		fnv_flow_deactivate(&fd->sched, &tn->flow);
+		fnv_tenant_drained(fd, tn);
 }
 
 static void fnv_insert_requests(FNV_INSERT_ARGS)
@@ -420,13 +512,17 @@ static void fnv_insert_requests(FNV_INSERT_ARGS)
 }
 
 static void fnv_trace_dispatch(struct fnv_data *fd, struct fnv_tenant *tn,
-			       u64 cost, bool head)
+			       u64 cost, int cls)
 {
 	u64 cgid = 0, vtime = 0;
 	s64 budget = 0;
 	u32 weight = 0;
 
-	if (tn) {
+	if (tn && cls >= 0) {
+		cgid = cgroup_id(tn->pd.blkg->blkcg->css.cgroup);
+		weight = tn->d2.weight;
+		vtime = atomic64_read(&tn->d2.vt);
+	} else if (tn) {
 		cgid = cgroup_id(tn->pd.blkg->blkcg->css.cgroup);
 		weight = tn->flow.weight;
 		vtime = tn->flow.vtime;
@@ -434,7 +530,38 @@ static void fnv_trace_dispatch(struct fnv_data *fd, struct fnv_tenant *tn,
 	}
 	trace_fairnvme_dispatch(disk_devt(fd->q->disk), cgid, weight, vtime,
 				budget, cost, fd->sched.cycle,
-				atomic_read(&fd->inflight), head);
+				atomic_read(&fd->inflight), cls);
+}
+
+/*
+ * wrr_mode=soft: the next request by the software arbiter; @cls is set to
+ * the class it was served through. The tenant then goes to the tail of the
+ * class of its next request, if it has one.
+ */
+static struct request *fnv_d2fq_next(struct fnv_data *fd, int *cls)
+{
+	struct d2fq_flow *f = d2fq_arb_pick(&fd->arb);
+	struct fnv_tenant *tn;
+	struct request *rq;
+
+	if (!f)
+		return NULL;
+	tn = container_of(f, struct fnv_tenant, d2);
+	rq = list_first_entry(&tn->fifo, struct request, queuelist);
+	*cls = f->cls;
+	f->bytes[f->cls] += blk_rq_bytes(rq);
+	f->nr[f->cls]++;
+	if (tn->nr_queued > 1) {
+		enum d2fq_class c = fnv_d2fq_class(fd, f);
+
+		if (c == f->cls) {
+			list_move_tail(&f->node, &fd->arb.cls[c]);
+		} else {
+			d2fq_arb_del(&fd->arb, f);
+			d2fq_arb_add(&fd->arb, f, c);
+		}
+	}
+	return rq;
 }
 
 /*
@@ -447,8 +574,8 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	struct fnv_data *fd = hctx->queue->elevator->elevator_data;
 	struct fnv_tenant *tn;
 	struct request *rq;
-	bool head = false;
-	u64 cost;
+	int cls = -1;		/* D2FQ class; -2: at-head request */
+	u64 cost = 0;
 
 	spin_lock(&fd->lock);
 	rq = list_first_entry_or_null(&fd->bypass, struct request, queuelist);
@@ -463,7 +590,9 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 
 	rq = list_first_entry_or_null(&fd->head, struct request, queuelist);
 	if (rq) {
-		head = true;
+		cls = -2;
+	} else if (fd->arb.nr_flows) {
+		rq = fnv_d2fq_next(fd, &cls);
 	} else {
 		struct fnv_flow *f = fnv_sched_pick(&fd->sched);
 
@@ -473,13 +602,19 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 		rq = list_first_entry(&tn->fifo, struct request, queuelist);
 	}
 
-	/* Charge first: a tenant left without budget need not wait. */
 	tn = fnv_rq_tenant(rq);
-	cost = fnv_rq_cost(fd, tn, rq);
-	if (tn)
-		fnv_sched_charge(&fd->sched, &tn->flow, cost);
+	if (fd->wrr_mode == FNV_WRR_SOFT) {
+		cost = blk_rq_bytes(rq);
+	} else {
+		/* Charge first: a tenant left without budget need not wait. */
+		cost = fnv_rq_cost(fd, tn, rq);
+		if (tn && cls == -1)
+			fnv_sched_charge(&fd->sched, &tn->flow, cost);
+	}
 	fnv_remove_request(fd, rq);
 	fnv_rq_set_depth(rq, atomic_inc_return(&fd->inflight));
+	if (tn && fd->wrr_mode == FNV_WRR_SOFT)
+		fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_D2FQ);
 	if (tn && !(rq->internal_tag % FNV_SAMPLE_EVERY)) {
 		/* the device time starts now; blk-stat would stamp it too */
 		rq->io_start_time_ns = ktime_get_ns();
@@ -492,7 +627,7 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	if (tn)
 		atomic_inc(&tn->inflight);
 	if (trace_fairnvme_dispatch_enabled())
-		fnv_trace_dispatch(fd, tn, cost, head);
+		fnv_trace_dispatch(fd, tn, cost, cls);
 unlock:
 	spin_unlock(&fd->lock);
 	return rq;
@@ -566,14 +701,33 @@ static void fnv_requeue_request(struct request *rq)
 	}
 }
 
+/*
+ * D2FQ's complete_request(): the tenant's virtual time advances by the size
+ * the request had at dispatch over its weight, and gvt follows. Lockless.
+ */
+static void fnv_d2fq_complete(struct request *rq, struct fnv_tenant *tn)
+{
+	struct fnv_data *fd = rq->q->elevator->elevator_data;
+	u64 vt;
+
+	vt = atomic64_add_return(d2fq_vt_delta(fnv_rq_bytes(rq),
+					       READ_ONCE(tn->d2.weight)),
+				 &tn->d2.vt);
+	d2fq_gvt_update(&fd->gvt, tn->d2.id, vt);
+}
+
 /* Called when the request is freed: completed, or merged into another. */
 static void fnv_finish_request(struct request *rq)
 {
 	struct fnv_tenant *tn = fnv_rq_tenant(rq);
+	unsigned long flags = fnv_rq_flags(rq);
 
 	/* Freed while still queued: our lists would now be corrupt. */
-	WARN_ON_ONCE(fnv_rq_flags(rq) & (FNV_RQ_FIFO | FNV_RQ_HEAD));
+	WARN_ON_ONCE(flags & (FNV_RQ_FIFO | FNV_RQ_HEAD));
 
+	if (tn && (flags & (FNV_RQ_INFLIGHT | FNV_RQ_D2FQ)) ==
+		  (FNV_RQ_INFLIGHT | FNV_RQ_D2FQ))
+		fnv_d2fq_complete(rq, tn);
 	fnv_requeue_request(rq);
 	if (tn) {
 		rq->elv.priv[0] = NULL;
@@ -772,6 +926,59 @@ static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean)
 }
 
 /*
+ * D2FQ upkeep, every control period (under queue_lock and fd->lock): a
+ * tenant's virtual time advances at its effective weight; a tenant with
+ * nothing queued or in flight for grace_us is no longer active and lets
+ * go of gvt (it restarts at gvt when it comes back); every hl_period_ms
+ * the H/L ratio is recomputed from the period's virtual times and class
+ * usage (Eq. 2 and 3). O(tenants), off the I/O path.
+ */
+static void fnv_d2fq_period(struct fnv_data *fd, u64 now)
+{
+	struct request_queue *q = fd->q;
+	u64 grace = (u64)READ_ONCE(fd->grace_us) * NSEC_PER_USEC;
+	u64 period = (u64)READ_ONCE(fd->hl_period_ms) * NSEC_PER_MSEC;
+	bool hl = now - fd->hl_last >= period;
+	struct d2fq_period p;
+	struct blkcg_gq *blkg;
+
+	lockdep_assert_held(&q->queue_lock);
+	spin_lock(&fd->lock);
+	d2fq_period_begin(&p, d2fq_gvt_vt(atomic64_read(&fd->gvt)));
+	list_for_each_entry(blkg, &q->blkg_list, q_node) {
+		struct fnv_tenant *tn;
+
+		tn = pd_to_tenant(blkg_to_pd(blkg, &fnv_policy));
+		if (!tn)
+			continue;
+		WRITE_ONCE(tn->d2.weight, max(tn->eff_weight, 1U));
+		if (tn->d2.active && !tn->nr_queued &&
+		    !atomic_read(&tn->inflight) &&
+		    now - READ_ONCE(tn->idle_at) > grace) {
+			tn->d2.active = false;
+			d2fq_gvt_release(&fd->gvt, tn->d2.id);
+		}
+		if (hl)
+			d2fq_period_flow(&p, &tn->d2, fd->arb.weight);
+	}
+	if (hl) {
+		u64 tau_w = (u64)fd->tau_l_bytes << (D2FQ_VT_SHIFT + 1);
+		u32 old = fd->arb.hl;
+		u32 new = d2fq_period_end(&p, old, tau_w);
+
+		fd->hl_last = now;
+		if (fd->wrr_mode == FNV_WRR_SOFT && new != old) {
+			d2fq_arb_set_hl(&fd->arb, new);
+			trace_fairnvme_hl(disk_devt(q->disk), old, new,
+					  p.gap_max, p.d_max, p.d_min,
+					  p.sd_max, p.nr > 1 &&
+					  p.gap_max > (s64)tau_w);
+		}
+	}
+	spin_unlock(&fd->lock);
+}
+
+/*
  * The FairNVMe control period: for every tenant of the device, turn the
  * period's completions into a state, an effective weight and learned costs
  * (state.c), then hand the policy the weights: the effective weights, or
@@ -841,6 +1048,7 @@ static void fnv_ctl_workfn(struct work_struct *work)
 			WRITE_ONCE(tn->flow.new_weight, tn->eff_weight);
 		}
 	}
+	fnv_d2fq_period(fd, ktime_get_ns());
 	spin_unlock_irq(&q->queue_lock);
 
 	schedule_delayed_work(&fd->ctl_work,
@@ -877,6 +1085,14 @@ static int fnv_init_sched(struct request_queue *q, struct elevator_type *e)
 	fd->cost_model = FNV_COST_TIME;
 	fd->ctl_period_ms = FNV_PERIOD_MS_DEF;
 	fd->ctl = fnv_ctl_defaults;
+	fd->wrr_mode = FNV_WRR_SOFT;
+	fd->tau_l_bytes = FNV_TAU_L_DEF;
+	fd->hl_period_ms = FNV_HL_PERIOD_MS_DEF;
+	fd->wrr_burst = 1;
+	/* the paper starts at the largest ratio */
+	d2fq_arb_init(&fd->arb, D2FQ_HL_MAX, fd->wrr_burst);
+	atomic64_set(&fd->gvt, d2fq_gvt_pack(D2FQ_ID_NONE, 0));
+	fd->hl_last = ktime_get_ns();
 	fnv_sched_init(&fd->sched, fnv_cycle_budget(fd));
 	fd->sched.busy = fnv_flow_busy;
 	fd->sched.pin = fnv_flow_pin;
@@ -906,7 +1122,8 @@ static void fnv_exit_sched(struct elevator_queue *e)
 {
 	struct fnv_data *fd = e->elevator_data;
 
-	WARN_ON_ONCE(fd->nr_queued || fd->sched.nr_backlogged);
+	WARN_ON_ONCE(fd->nr_queued || fd->sched.nr_backlogged ||
+		     fd->arb.nr_flows);
 	cancel_delayed_work_sync(&fd->ctl_work);
 	spin_lock(&fd->lock);
 	fnv_sched_drain(&fd->sched);
@@ -986,6 +1203,18 @@ FNV_U32_ATTR(ctl_period_ms, ctl_period_ms, FNV_PERIOD_MS_MIN,
 FNV_U32_ATTR(ku_ppm, ctl.ku_ppm, 0, FNV_PPM_MAX, NULL)
 FNV_U32_ATTR(kd_ppm, ctl.kd_ppm, 0, FNV_PPM_MAX, NULL)
 FNV_U32_ATTR(beta_permille, ctl.beta, 0, FNV_BETA_MAX, NULL)
+FNV_U32_ATTR(tau_l_bytes, tau_l_bytes, FNV_TAU_L_MIN, FNV_TAU_L_MAX, NULL)
+FNV_U32_ATTR(hl_period_ms, hl_period_ms, FNV_HL_PERIOD_MS_MIN,
+	     FNV_HL_PERIOD_MS_MAX, NULL)
+
+static void fnv_apply_burst(struct fnv_data *fd)
+{
+	spin_lock(&fd->lock);
+	fd->arb.burst = fd->wrr_burst;
+	spin_unlock(&fd->lock);
+}
+
+FNV_U32_ATTR(wrr_burst, wrr_burst, 1, FNV_WRR_BURST_MAX, fnv_apply_burst)
 
 /* Thresholds, in us; thresh_min_us must stay below thresh_max_us. */
 static ssize_t fnv_thresh_show(u64 ns, char *page)
@@ -1063,6 +1292,92 @@ static ssize_t fnv_cost_model_store(struct elevator_queue *e,
 	return count;
 }
 
+static const char * const fnv_wrr_modes[] = {
+	[FNV_WRR_OFF] = "off",
+	[FNV_WRR_SOFT] = "soft",
+};
+
+static ssize_t fnv_wrr_mode_show(struct elevator_queue *e, char *page)
+{
+	struct fnv_data *fd = e->elevator_data;
+	u32 m = READ_ONCE(fd->wrr_mode);
+
+	return sysfs_emit(page, "%s%s%s %s%s%s\n",
+			  m == FNV_WRR_SOFT ? "[" : "", "soft",
+			  m == FNV_WRR_SOFT ? "]" : "",
+			  m == FNV_WRR_OFF ? "[" : "", "off",
+			  m == FNV_WRR_OFF ? "]" : "");
+}
+
+/*
+ * Switch policies under load: the backlogged tenants move from one
+ * policy's lists to the other's, under the lock, so that every queued
+ * request stays reachable.
+ */
+static void fnv_wrr_migrate(struct fnv_data *fd)
+{
+	struct list_head *drr[] = { &fd->sched.active, &fd->sched.expired };
+	struct fnv_tenant *tn;
+	int i;
+
+	lockdep_assert_held(&fd->lock);
+	if (fd->wrr_mode == FNV_WRR_OFF) {
+		for (i = 0; i < D2FQ_NR_CLASSES; i++) {
+			while (!list_empty(&fd->arb.cls[i])) {
+				tn = list_first_entry(&fd->arb.cls[i],
+						      struct fnv_tenant,
+						      d2.node);
+				d2fq_arb_del(&fd->arb, &tn->d2);
+				fnv_flow_activate(&fd->sched, &tn->flow);
+			}
+		}
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(drr); i++) {
+		while (!list_empty(drr[i])) {
+			tn = list_first_entry(drr[i], struct fnv_tenant,
+					      flow.node);
+			fnv_flow_deactivate(&fd->sched, &tn->flow);
+			fnv_d2fq_enqueue(fd, tn);
+		}
+	}
+	fnv_sched_drain(&fd->sched);
+}
+
+static ssize_t fnv_wrr_mode_store(struct elevator_queue *e,
+				  const char *page, size_t count)
+{
+	struct fnv_data *fd = e->elevator_data;
+	int m = sysfs_match_string(fnv_wrr_modes, page);
+
+	if (m < 0)
+		return -EINVAL;
+	spin_lock(&fd->lock);
+	if (fd->wrr_mode != m) {
+		WRITE_ONCE(fd->wrr_mode, m);
+		fnv_wrr_migrate(fd);
+	}
+	spin_unlock(&fd->lock);
+	blk_mq_run_hw_queues(fd->q, true);
+	return count;
+}
+
+static ssize_t fnv_hl_ratio_show(struct elevator_queue *e, char *page)
+{
+	struct fnv_data *fd = e->elevator_data;
+
+	return sysfs_emit(page, "%u\n", READ_ONCE(fd->arb.hl));
+}
+
+static ssize_t fnv_gvt_show(struct elevator_queue *e, char *page)
+{
+	struct fnv_data *fd = e->elevator_data;
+	u64 w = atomic64_read(&fd->gvt);
+
+	/* bytes per unit of weight */
+	return sysfs_emit(page, "%llu\n", d2fq_gvt_vt(w) >> D2FQ_VT_SHIFT);
+}
+
 static ssize_t fnv_inflight_show(struct elevator_queue *e, char *page)
 {
 	struct fnv_data *fd = e->elevator_data;
@@ -1081,7 +1396,8 @@ static ssize_t fnv_tenants_show(struct elevator_queue *e, char *page)
 {
 	struct fnv_data *fd = e->elevator_data;
 
-	return sysfs_emit(page, "%u\n", READ_ONCE(fd->sched.nr_backlogged));
+	return sysfs_emit(page, "%u\n", READ_ONCE(fd->sched.nr_backlogged) +
+			  READ_ONCE(fd->arb.nr_flows));
 }
 
 #define FNV_ATTR_RW(name) \
@@ -1103,6 +1419,12 @@ static struct elv_fs_entry fnv_attrs[] = {
 	FNV_ATTR_RW(ku_ppm),
 	FNV_ATTR_RW(kd_ppm),
 	FNV_ATTR_RW(beta_permille),
+	FNV_ATTR_RW(wrr_mode),
+	FNV_ATTR_RW(tau_l_bytes),
+	FNV_ATTR_RW(hl_period_ms),
+	FNV_ATTR_RW(wrr_burst),
+	FNV_ATTR_RO(hl_ratio),
+	FNV_ATTR_RO(gvt),
 	FNV_ATTR_RO(inflight),
 	FNV_ATTR_RO(depth),
 	FNV_ATTR_RO(tenants),
@@ -1159,6 +1481,7 @@ static void fnv_cpd_free(struct blkcg_policy_data *cpd)
 static struct blkg_policy_data *fnv_pd_alloc(FNV_PD_ALLOC_ARGS)
 {
 	struct fnv_tenant *tn;
+	int id;
 
 	tn = kzalloc_node(sizeof(*tn), gfp, FNV_PD_ALLOC_NODE);
 	if (!tn)
@@ -1175,6 +1498,9 @@ static struct blkg_policy_data *fnv_pd_alloc(FNV_PD_ALLOC_ARGS)
 	tn->sort[READ] = RB_ROOT;
 	tn->sort[WRITE] = RB_ROOT;
 	fnv_flow_init(&tn->flow, FNV_WEIGHT_DEFAULT);
+	id = ida_alloc_range(&fnv_ida, 1, D2FQ_ID_MAX, gfp);
+	d2fq_flow_init(&tn->d2, id > 0 ? id : D2FQ_ID_NONE,
+		       FNV_WEIGHT_DEFAULT);
 	fnv_ctl_init(&tn->ctl, &fnv_ctl_defaults, FNV_COST_DEF_NS);
 	tn->cfg_weight = FNV_WEIGHT_DEFAULT;
 	tn->eff_weight = FNV_WEIGHT_DEFAULT;
@@ -1189,6 +1515,7 @@ static void fnv_pd_init(struct blkg_policy_data *pd)
 	tn->cfg_weight = cg ? cg->weight : FNV_WEIGHT_DEFAULT;
 	tn->eff_weight = tn->cfg_weight;
 	fnv_flow_init(&tn->flow, tn->cfg_weight);
+	tn->d2.weight = tn->cfg_weight;
 }
 
 static void fnv_pd_free(struct blkg_policy_data *pd)
@@ -1197,8 +1524,10 @@ static void fnv_pd_free(struct blkg_policy_data *pd)
 
 	/* Requests hold a blkg reference: none can be left here. */
 	WARN_ON_ONCE(tn->nr_queued || tn->flow.backlogged ||
-		     !list_empty(&tn->flow.wnode) ||
+		     !list_empty(&tn->flow.wnode) || tn->d2.cls >= 0 ||
 		     atomic_read(&tn->inflight));
+	if (tn->d2.id != D2FQ_ID_NONE)
+		ida_free(&fnv_ida, tn->d2.id);
 	kfree(tn);
 	module_put(THIS_MODULE);
 }
@@ -1213,6 +1542,7 @@ static void fnv_tenant_set_weight(struct fnv_tenant *tn, u32 cgroup_weight)
 
 	WRITE_ONCE(tn->cfg_weight, w);
 	WRITE_ONCE(tn->flow.new_weight, fnv_ctl_weight(&tn->ctl, w));
+	WRITE_ONCE(tn->d2.weight, max(fnv_ctl_weight(&tn->ctl, w), 1U));
 }
 
 static u64 fnv_prfill_dev_weight(struct seq_file *sf,
@@ -1320,8 +1650,10 @@ static u64 fnv_prfill_stat(struct seq_file *sf, struct blkg_policy_data *pd,
 	struct fnv_tenant *tn = pd_to_tenant(pd);
 	struct request_queue *q = pd->blkg->q;
 	struct fnv_data *fd = fnv_q_data(q);
-	u64 thmin = 0, thmax = 0;
+	static const char * const cls[] = { "urgent", "high", "medium", "low" };
+	u64 thmin = 0, thmax = 0, gvt = 0;
 	const char *dname;
+	s8 c;
 
 	/* blkg_dev_name(), which is not exported */
 	if (!q->disk || !q->disk->bdi->dev)
@@ -1330,8 +1662,10 @@ static u64 fnv_prfill_stat(struct seq_file *sf, struct blkg_policy_data *pd,
 	if (fd) {
 		thmin = READ_ONCE(fd->ctl.thresh_min);
 		thmax = READ_ONCE(fd->ctl.thresh_max);
+		gvt = d2fq_gvt_vt(atomic64_read(&fd->gvt));
 	}
-	seq_printf(sf, "%s state=%s weight=%u eff_weight=%u sched_weight=%u budget=%lld comp_budget=%llu lat_us=%llu dev_us=%llu thresh_min_us=%llu thresh_cur_us=%llu thresh_max_us=%llu rcost_us=%llu wcost_us=%llu wratio=%u\n",
+	c = READ_ONCE(tn->d2.cls);
+	seq_printf(sf, "%s state=%s weight=%u eff_weight=%u sched_weight=%u budget=%lld comp_budget=%llu lat_us=%llu dev_us=%llu thresh_min_us=%llu thresh_cur_us=%llu thresh_max_us=%llu rcost_us=%llu wcost_us=%llu wratio=%u",
 		   dname, fnv_state_name(tn->ctl.state),
 		   READ_ONCE(tn->cfg_weight), tn->eff_weight,
 		   READ_ONCE(tn->flow.weight), READ_ONCE(tn->flow.budget),
@@ -1342,6 +1676,15 @@ static u64 fnv_prfill_stat(struct seq_file *sf, struct blkg_policy_data *pd,
 		   div_u64(thmax, NSEC_PER_USEC),
 		   div_u64(tn->ctl.cost[0], NSEC_PER_USEC),
 		   div_u64(tn->ctl.cost[1], NSEC_PER_USEC), tn->ctl.ratio_w);
+	/* D2FQ */
+	seq_printf(sf, " class=%s vt_gap=%lld nr_urgent=%llu nr_high=%llu nr_medium=%llu nr_low=%llu\n",
+		   c >= 0 && c < D2FQ_NR_CLASSES ? cls[c] : "none",
+		   d2fq_vt_diff(atomic64_read(&tn->d2.vt), gvt) >>
+		   D2FQ_VT_SHIFT,
+		   READ_ONCE(tn->d2.nr[D2FQ_URGENT]),
+		   READ_ONCE(tn->d2.nr[D2FQ_HIGH]),
+		   READ_ONCE(tn->d2.nr[D2FQ_MEDIUM]),
+		   READ_ONCE(tn->d2.nr[D2FQ_LOW]));
 	return 0;
 }
 

@@ -12,19 +12,24 @@
  * @dev:	device (MKDEV of the disk)
  * @cgid:	cgroup id of the tenant (bpftrace: cgroup_path(args->cgid))
  * @weight:	weight the tenant is scheduled with
- * @vtime:	tenant's virtual time (cost units at weight 100) after charge
- * @budget:	tenant's budget left in the current cycle (negative: debt)
+ * @vtime:	wrr_mode=off: tenant's virtual time (cost units at weight
+ *		100) after charge; soft: D2FQ virtual time (1/256 byte per
+ *		unit of weight, advanced at completion)
+ * @budget:	tenant's budget left in the current cycle (negative: debt;
+ *		0 in wrr_mode=soft)
  * @cost:	cost charged for this request (ns or bytes, see cost_model)
  * @cycle:	budget cycle number
  * @inflight:	requests at the device after this dispatch
- * @at_head:	1 if the request was a requeue/at-head insertion
+ * @cls:	D2FQ class it was served through (0 urgent, 1 high, 2 medium,
+ *		3 low), -1 by the budget cycles (wrr_mode=off), -2 for a
+ *		requeue/at-head insertion
  */
 TRACE_EVENT(fairnvme_dispatch,
 
 	TP_PROTO(dev_t dev, u64 cgid, u32 weight, u64 vtime, s64 budget,
-		 u64 cost, u32 cycle, int inflight, bool at_head),
+		 u64 cost, u32 cycle, int inflight, int cls),
 
-	TP_ARGS(dev, cgid, weight, vtime, budget, cost, cycle, inflight, at_head),
+	TP_ARGS(dev, cgid, weight, vtime, budget, cost, cycle, inflight, cls),
 
 	TP_STRUCT__entry(
 		__field(dev_t, dev)
@@ -35,7 +40,7 @@ TRACE_EVENT(fairnvme_dispatch,
 		__field(u32, weight)
 		__field(u32, cycle)
 		__field(int, inflight)
-		__field(bool, at_head)
+		__field(int, cls)
 	),
 
 	TP_fast_assign(
@@ -47,16 +52,19 @@ TRACE_EVENT(fairnvme_dispatch,
 		__entry->weight = weight;
 		__entry->cycle = cycle;
 		__entry->inflight = inflight;
-		__entry->at_head = at_head;
+		__entry->cls = cls;
 	),
 
-	TP_printk("%d,%d cgid=%llu weight=%u vtime=%llu budget=%lld cost=%llu cycle=%u inflight=%d%s",
+	TP_printk("%d,%d cgid=%llu weight=%u vtime=%llu budget=%lld cost=%llu cycle=%u inflight=%d class=%s",
 		  MAJOR(__entry->dev), MINOR(__entry->dev),
 		  (unsigned long long)__entry->cgid, __entry->weight,
 		  (unsigned long long)__entry->vtime,
 		  (long long)__entry->budget,
 		  (unsigned long long)__entry->cost, __entry->cycle,
-		  __entry->inflight, __entry->at_head ? " head" : "")
+		  __entry->inflight,
+		  __print_symbolic(__entry->cls, { -2, "head" }, { -1, "budget" },
+				   { 0, "urgent" }, { 1, "high" },
+				   { 2, "medium" }, { 3, "low" }))
 );
 
 #define fnv_show_state(s)						\
@@ -139,6 +147,55 @@ TRACE_EVENT(fairnvme_refill,
 		  MAJOR(__entry->dev), MINOR(__entry->dev),
 		  (unsigned long long)__entry->cgid, __entry->cycle,
 		  __entry->weight, (long long)__entry->budget)
+);
+
+/**
+ * fairnvme_hl - the D2FQ period changed the H/L ratio
+ * @dev:	device
+ * @old:	H/L ratio before
+ * @new:	H/L ratio after (weights then new : sqrt(new) : 1)
+ * @gap_max:	largest vt - gvt of an active tenant (vt units)
+ * @d_max:	that tenant's vt advance in the period
+ * @d_min:	vt advance of the tenant nearest gvt in the period
+ * @sd_max:	largest virtual slowdown (Eq. 3), in 1/1000
+ * @raised:	1: the gap exceeded tau_w and Eq. 2 applied; 0: Eq. 3
+ */
+TRACE_EVENT(fairnvme_hl,
+
+	TP_PROTO(dev_t dev, u32 old, u32 new, s64 gap_max, u64 d_max,
+		 u64 d_min, u64 sd_max, bool raised),
+
+	TP_ARGS(dev, old, new, gap_max, d_max, d_min, sd_max, raised),
+
+	TP_STRUCT__entry(
+		__field(dev_t, dev)
+		__field(s64, gap_max)
+		__field(u64, d_max)
+		__field(u64, d_min)
+		__field(u64, sd_max)
+		__field(u32, old)
+		__field(u32, new)
+		__field(bool, raised)
+	),
+
+	TP_fast_assign(
+		__entry->dev = dev;
+		__entry->gap_max = gap_max;
+		__entry->d_max = d_max;
+		__entry->d_min = d_min;
+		__entry->sd_max = sd_max;
+		__entry->old = old;
+		__entry->new = new;
+		__entry->raised = raised;
+	),
+
+	TP_printk("%d,%d hl=%u->%u %s gap_max=%lld d_max=%llu d_min=%llu slowdown_max=%llu",
+		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->old,
+		  __entry->new, __entry->raised ? "eq2" : "eq3",
+		  (long long)__entry->gap_max,
+		  (unsigned long long)__entry->d_max,
+		  (unsigned long long)__entry->d_min,
+		  (unsigned long long)__entry->sd_max)
 );
 
 #endif /* _TRACE_FAIRNVME_H */
