@@ -10,7 +10,9 @@
 #
 # Knobs (environment, or fnv.args=bench_runtime=5,bench_rounds=3 on the
 # kernel command line, which /init exports as FNV_bench_*):
-#   FNV_bench_scheds   default "none mq-deadline kyber bfq $FNV_SCHED"
+#   FNV_bench_scheds   default "none mq-deadline kyber bfq $FNV_SCHED
+#                      $FNV_SCHED:off"; NAME:MODE selects NAME and writes
+#                      MODE to its iosched/wrr_mode
 #   FNV_bench_rounds   default 2
 #   FNV_bench_runtime  seconds per measurement, default 10 (plus 2 s ramp)
 #   FNV_bench_engine   libaio (default) or io_uring
@@ -22,7 +24,7 @@ set -u
 . /tests/lib.sh
 
 FNV_SCHED=${FNV_SCHED:-fairnvme}
-SCHEDS=${FNV_bench_scheds:-none mq-deadline kyber bfq $FNV_SCHED}
+SCHEDS=${FNV_bench_scheds:-none mq-deadline kyber bfq $FNV_SCHED $FNV_SCHED:off}
 ROUNDS=${FNV_bench_rounds:-2}
 RUNTIME=${FNV_bench_runtime:-10}
 RAMP=${FNV_bench_ramp:-2}
@@ -43,7 +45,7 @@ trap cleanup EXIT
 
 # make sure every scheduler is available (modules)
 for s in $SCHEDS; do
-	case "$s" in
+	case "${s%%:*}" in
 	none | mq-deadline) ;;
 	bfq) modprobe bfq 2>/dev/null ;;
 	kyber) modprobe kyber-iosched 2>/dev/null ;;
@@ -70,7 +72,8 @@ r=1
 while [ "$r" -le "$ROUNDS" ]; do
 	for s in $SCHEDS; do
 		f=$W/$s.$r.terse
-		if ! err=$(set_sched "$dev" "$s" 2>&1); then
+		if ! err=$(set_sched "$dev" "${s%%:*}" 2>&1) || { [ "$s" != "${s%%:*}" ] &&
+			! err=$( (echo "${s#*:}" >"/sys/block/$dev/queue/iosched/wrr_mode") 2>&1); }; then
 			echo "bench: round $r $s: cannot select: $err"
 			echo "FAILED" >"$f"
 			failed=1

@@ -52,6 +52,12 @@ for s in "$FNV_SCHED" none; do
 	fi
 	echo
 	echo "demo: $dev scheduler $s, $RUNTIME s of 4 KiB random reads, iodepth $IODEPTH per tenant"
+	if [ -w "/sys/block/$dev/queue/iosched/tau_l_bytes" ]; then
+		# D2FQ's default tau_l is for a GB/s NVMe; scale it to this
+		# ~8 MB/s emulated one
+		echo 2048 >"/sys/block/$dev/queue/iosched/tau_l_bytes"
+		echo "demo: wrr_mode $(cat "/sys/block/$dev/queue/iosched/wrr_mode"), tau_l_bytes 2048 (scaled to this slow device)"
+	fi
 	if [ -r "/sys/block/$dev/queue/iosched/max_inflight" ]; then
 		mi=$(cat "/sys/block/$dev/queue/iosched/max_inflight")
 		echo "demo: at most $mi requests at the device (the depth adapts below that); weights decide the order of the rest"

@@ -11,7 +11,7 @@
 # TAP: tap_plan N; ok DESC; not_ok DESC REASON; check DESC CMD...;
 #      assert_near DESC MEASURED EXPECTED TOLPCT; assert_ge/assert_le DESC VALUE LIMIT;
 #      tap_fail_rest REASON; tap_done (exit status: 0 only if all planned points passed)
-# Devices: nvme_dev; nullb_create NAME [key=val...]; nullb_destroy NAME;
+# Devices: nvme_dev [SERIAL]; nvme_bw_dev; nullb_create NAME [key=val...]; nullb_destroy NAME;
 #      set_sched DEV NAME; get_sched DEV; dev_sched_busy DEV
 # Module: fnv_load; fnv_unload; mod_loaded MODNAME
 # Cgroups: cg_create NAME; cg_destroy NAME; cg_procs NAME; cg_set_weight NAME W [FILE];
@@ -20,6 +20,7 @@
 #      fio_err FILE; fio_kb FILE [read|write]; fio_check DESC OUT RC
 # Tenants: tenant_start NAME DEV RUNTIME ARGS...; tenants_wait; tenants_run DEV RUNTIME "ARGS" NAME...;
 #      tenant_iops NAME; tenant_rc NAME; tenant_share NAME ALLNAMES...; tenants_report NAME...
+#      tenant_kb NAME; tenant_kb_share NAME ALLNAMES...
 # Misc: expect_einval FILE VALUE; fcalc EXPR; wait_until TIMEOUT CMD...; now_ms
 
 FNV_SCHED=${FNV_SCHED-fairnvme}
@@ -180,27 +181,38 @@ _blkname() { # accept nvme0n1 or /dev/nvme0n1
 	echo "${1#/dev/}"
 }
 
-# nvme_dev : name of the emulated NVMe namespace (normally nvme0n1)
+# nvme_dev [SERIAL] : name of the emulated NVMe namespace whose controller
+# has SERIAL: fnv0001 (default) is throttled by IOPS only, fnv0002 (see
+# nvme_bw_dev) by IOPS and bandwidth. Probe order, hence nvmeX, may vary.
 nvme_dev() {
+	_serial=${1:-fnv0001}
 	_i=0
 	while [ $_i -lt 50 ]; do
 		for _d in /sys/block/nvme*n*; do
 			[ -e "$_d" ] || continue
+			[ "$(cat "$_d/device/serial" 2>/dev/null | tr -d ' ')" = "$_serial" ] || continue
 			basename "$_d"
 			return 0
 		done
 		sleep 0.2
 		_i=$((_i + 1))
 	done
-	echo "nvme_dev: no nvme namespace in /sys/block" >&2
+	echo "nvme_dev: no nvme namespace with serial $_serial in /sys/block" >&2
 	return 1
+}
+
+# nvme_bw_dev : the namespace throttled by IOPS and bandwidth (4 MiB/s by
+# default), on which a request's cost grows with its size
+nvme_bw_dev() {
+	nvme_dev fnv0002
 }
 
 get_sched() {
 	sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/block/$(_blkname "$1")/queue/scheduler"
 }
 
-# set_sched DEV NAME : select scheduler NAME, fail unless it is then active
+# set_sched DEV NAME : select scheduler NAME, fail unless it is then active;
+# for fairnvme, then apply $FNV_TUNE (see below)
 set_sched() {
 	_dev=$(_blkname "$1")
 	_f=/sys/block/$_dev/queue/scheduler
@@ -213,6 +225,11 @@ set_sched() {
 		echo "set_sched $_dev $2: active scheduler is '$_cur' ($(cat "$_f"))" >&2
 		return 1
 	fi
+	[ "$2" = fairnvme ] || return 0
+	# FNV_TUNE="ATTR=VALUE ...": iosched settings for each new instance
+	for _kv in ${FNV_TUNE:-}; do
+		echo "${_kv#*=}" >"/sys/block/$_dev/queue/iosched/${_kv%%=*}" || return 1
+	done
 }
 
 # dev_sched_busy DEV : requests currently holding a scheduler tag (queued in
@@ -483,6 +500,22 @@ tenant_share() {
 	sum=0
 	for name in "$@"; do
 		sum=$(fcalc "$sum + $(tenant_iops "$name")")
+	done
+	awk -v a="$me" -v s="$sum" 'BEGIN { if (s > 0) printf "%.3f\n", a / s; else print "0.000" }'
+}
+
+tenant_kb() {
+	fio_kb "$FNV_WORK/tenant-$1.terse" "${2:-total}"
+}
+
+# tenant_kb_share NAME ALLNAMES... : NAME's fraction of the bytes moved
+tenant_kb_share() {
+	local me sum name
+	me=$(tenant_kb "$1")
+	shift
+	sum=0
+	for name in "$@"; do
+		sum=$(fcalc "$sum + $(tenant_kb "$name")")
 	done
 	awk -v a="$me" -v s="$sum" 'BEGIN { if (s > 0) printf "%.3f\n", a / s; else print "0.000" }'
 }

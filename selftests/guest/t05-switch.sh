@@ -1,11 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # t05-switch: switch the scheduler none -> FNV -> mq-deadline -> FNV repeatedly
-# while I/O from cgroups is running; no I/O error, data intact, ends on FNV.
+# while I/O from cgroups is running, and FNV's wrr_mode between soft and off
+# while it is selected (its queued tenants move between D2FQ's class lists
+# and the budget cycles); no I/O error, data intact, ends on FNV.
 # shellcheck source=selftests/guest/lib.sh disable=SC1091
 . /tests/lib.sh
 
-tap_plan 6
+tap_plan 7
 
 RUNTIME=${FNV_t05_runtime:-20}
 cleanup() {
@@ -48,6 +50,8 @@ pb=$!
 # switch loop: ~1 s apart while the randrw job runs
 switches=0
 fails=0
+modes=0
+mfails=0
 failmsg=""
 sleep 1
 t_end=$(($(now_ms) + (RUNTIME - 2) * 1000))
@@ -55,6 +59,16 @@ while [ "$(now_ms)" -lt "$t_end" ]; do
 	for s in none "$FNV_SCHED" mq-deadline "$FNV_SCHED"; do
 		if err=$(set_sched "$ndev" "$s" 2>&1); then
 			switches=$((switches + 1))
+			if [ "$s" = fairnvme ]; then
+				for m in off soft; do
+					sleep 0.3
+					if echo $m 2>/dev/null >"/sys/block/$ndev/queue/iosched/wrr_mode"; then
+						modes=$((modes + 1))
+					else
+						mfails=$((mfails + 1))
+					fi
+				done
+			fi
 		else
 			fails=$((fails + 1))
 			failmsg="$err"
@@ -80,6 +94,11 @@ if [ $fails = 0 ] && [ $switches -ge 8 ]; then
 	ok "$switches scheduler switches under I/O all succeeded"
 else
 	not_ok "scheduler switches under I/O" "$switches succeeded, $fails failed: $failmsg"
+fi
+if [ "$FNV_SCHED" != fairnvme ] || { [ $mfails = 0 ] && [ $modes -ge 4 ]; }; then
+	ok "$modes wrr_mode switches under I/O all succeeded"
+else
+	not_ok "wrr_mode switches under I/O" "$modes succeeded, $mfails failed"
 fi
 # 3
 fio_check "randrw in cgroup t05a during switching: rc=$(cat "$FNV_WORK/t05a.rc" 2>/dev/null) err=$(fio_err "$FNV_WORK/t05a.terse"), $(fio_iops "$FNV_WORK/t05a.terse") IOPS" \

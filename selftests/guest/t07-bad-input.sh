@@ -6,7 +6,7 @@
 # is accepted (so that the rejections are not just a read-only file).
 . /tests/lib.sh
 
-tap_plan 80
+tap_plan 100
 fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_dev) || tap_fail_rest "no nvme device"
 check "select fairnvme on $dev" set_sched "$dev" fairnvme
@@ -50,6 +50,24 @@ for v in 0 600 500 10000001 x; do
 	expect_einval "$io/thresh_max_us" "$v"
 done
 # and good ones
+for v in "" sof hard 1 "soft off"; do
+	expect_einval "$io/wrr_mode" "$v"
+done
+for v in 0 511 1073741825 8k x; do
+	expect_einval "$io/tau_l_bytes" "$v"
+done
+for v in 0 99 60001 1s; do
+	expect_einval "$io/hl_period_ms" "$v"
+done
+for v in 0 257 -1; do
+	expect_einval "$io/wrr_burst" "$v"
+done
+check "read-only hl_ratio and gvt refuse writes" sh -c \
+	"! (echo 5 >$io/hl_ratio) 2>/dev/null && ! (echo 5 >$io/gvt) 2>/dev/null && [ \$(cat $io/hl_ratio) -ge 3 ] && [ \$(cat $io/hl_ratio) -le 256 ]"
+check "wrr_mode accepts off and soft" sh -c \
+	"echo off >$io/wrr_mode && grep -qx 'soft \[off\]' $io/wrr_mode && echo soft >$io/wrr_mode && grep -qx '\[soft\] off' $io/wrr_mode"
+check "tau_l_bytes accepts 512 and 83886 (its default)" sh -c \
+	"grep -qx 83886 $io/tau_l_bytes && echo 512 >$io/tau_l_bytes && grep -qx 512 $io/tau_l_bytes && echo 83886 >$io/tau_l_bytes"
 check "max_inflight accepts 64" sh -c "echo 64 >$io/max_inflight && grep -qx 64 $io/max_inflight"
 check "req_cost_bytes accepts 0" sh -c "echo 0 >$io/req_cost_bytes && grep -qx 0 $io/req_cost_bytes"
 check "budget_kib accepts 4096" sh -c "echo 4096 >$io/budget_kib && grep -qx 4096 $io/budget_kib"

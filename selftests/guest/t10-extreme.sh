@@ -14,6 +14,10 @@
 # B's writes; an equal share caps A near a quarter of the device.
 . /tests/lib.sh
 
+# D2FQ's tau_l scaled to this device (~8 MB/s, ~1000x slower than the
+# NVMe the default is for): 2 KiB per unit of weight, 200 KiB at weight 100.
+FNV_TUNE="tau_l_bytes=2048"
+
 RT=${FNV_T10_RUNTIME:-12}
 RT_ALONE=${FNV_T10_ALONE:-6}
 COMMON="--bs=4k --direct=1 --ioengine=libaio --randrepeat=0 --ramp_time=2"

@@ -101,13 +101,15 @@ TAP=$OUT/tap.txt
 DMESG=$OUT/dmesg.txt
 INITRD=$OUT/initramfs.cpio.gz
 IMG=$OUT/nvme.img
+IMG2=$OUT/nvme-bw.img
 rm -f "$LOG" "$TAP" "$DMESG"
 
 # ------------------------------------------------------------- build ------
 "$HERE/mkinitramfs.sh" "$INITRD"
 
-rm -f "$IMG"
+rm -f "$IMG" "$IMG2"
 truncate -s "${FNV_NVME_SIZE:-1G}" "$IMG"
+truncate -s "${FNV_NVME_SIZE:-1G}" "$IMG2"
 
 GUEST_TIMEOUT=$((TIMEOUT - 30))
 CMDLINE="console=ttyS0 loglevel=4 panic=-1 hung_task_timeout_secs=60 hung_task_panic=0"
@@ -124,6 +126,8 @@ QEMU=(qemu-system-x86_64 -accel tcg -cpu max -smp "${FNV_SMP:-2}" -m "${FNV_MEM:
 	-kernel "/boot/vmlinuz-$KVER" -initrd "$INITRD" -append "$CMDLINE"
 	-drive "file=$IMG,if=none,id=nvm,format=raw,cache=writeback,aio=threads,throttling.iops-total=${FNV_NVME_IOPS:-2000}"
 	-device nvme,serial=fnv0001,drive=nvm,max_ioqpairs=4
+	-drive "file=$IMG2,if=none,id=nvm2,format=raw,cache=writeback,aio=threads,throttling.iops-total=${FNV_NVME_IOPS:-2000},throttling.bps-total=${FNV_NVME2_BPS:-4194304}"
+	-device nvme,serial=fnv0002,drive=nvm2,max_ioqpairs=4
 	-nic none ${FNV_QEMU_EXTRA:-})
 
 echo "run.sh: booting $KVER (run=$RUN${TESTS:+ tests=$TESTS}${SCHED:+ sched=$SCHED}, timeout ${TIMEOUT}s), log: $LOG" >&2

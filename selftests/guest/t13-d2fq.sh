@@ -1,0 +1,117 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# D2FQ (wrr_mode=soft) on the NVMe throttled by IOPS and bandwidth, where a
+# request's cost grows with its size: the workloads of the paper's Fig. 11,
+# under none, bfq and fairnvme in this boot. Expected with fairnvme (byte
+# shares, each within +-10 % of the expected share):
+#  1. equal weights, 4 KiB vs 8 KiB random reads, 4 jobs each: 0.5/0.5
+#  2. equal weights, 8 KiB, 2 jobs vs 6 jobs: 0.5/0.5
+#  3. weights 800:600:400:200, 8 KiB, 2 jobs each: .4/.3/.2/.1
+#  4. after 3, the H/L ratio is at least w800/w200 = 4 (the speed ratio
+#     the high and low classes need so that the weight-200 flow is held to
+#     a quarter of the weight-800 one, Eq. 2 raises it to at least that),
+#     and once the flows are equal it falls back to the minimum, 3.
+# tau_l is scaled to this device (4 MiB/s, ~1000x slower than the paper's):
+# 2 KiB per unit of weight, 200 KiB at weight 100. The FairNVMe controller's
+# weight moves are switched off (beta 0) so that the shares are D2FQ's.
+. /tests/lib.sh
+
+RT=${FNV_T13_RUNTIME:-12}
+BASE="--rw=randread --direct=1 --ioengine=libaio --iodepth=2 --ramp_time=3 --randrepeat=0"
+
+tap_plan 13
+fnv_load || tap_fail_rest "fairnvme not available"
+dev=$(nvme_bw_dev) || tap_fail_rest "no bandwidth-throttled nvme device"
+io=/sys/block/$dev/queue/iosched
+check "select fairnvme on $dev" set_sched "$dev" fairnvme
+check "wrr_mode defaults to soft" grep -q '\[soft\]' "$io/wrr_mode"
+echo 2048 >"$io/tau_l_bytes"
+echo 0 >"$io/beta_permille"
+
+for t in a b c d; do
+	cg_create $t
+	echo "default 100" >"$CG_ROOT/$t/io.fairnvme.weight"
+done
+
+# run SCHED NAMES... : one round of the current workload, byte shares
+run() {
+	_s=$1
+	shift
+	set_sched "$dev" "$_s"
+	if [ "$_s" = fairnvme ]; then
+		echo 2048 >"$io/tau_l_bytes"
+		echo 0 >"$io/beta_permille"
+	fi
+	# shellcheck disable=SC2086
+	tenants_run "$dev" "$RT" "$BASE" "$@"
+	_line="$_s:"
+	for _n in "$@"; do
+		_line="$_line $_n=$(tenant_kb_share "$_n" "$@") ($(tenant_kb "$_n") KiB)"
+	done
+	diag "$_line"
+}
+
+# 1: 4 KiB vs 8 KiB
+FNV_TARGS_a="--bs=4k --numjobs=4"
+FNV_TARGS_b="--bs=8k --numjobs=4"
+for s in none bfq fairnvme; do
+	run $s a b
+done
+assert_near "1: 4 KiB flow's byte share" "$(tenant_kb_share a a b)" 0.5 10
+assert_near "1: 8 KiB flow's byte share" "$(tenant_kb_share b a b)" 0.5 10
+
+# 2: 2 jobs vs 6 jobs
+FNV_TARGS_a="--bs=8k --numjobs=2"
+FNV_TARGS_b="--bs=8k --numjobs=6"
+for s in none bfq fairnvme; do
+	run $s a b
+done
+assert_near "2: 2-job flow's byte share" "$(tenant_kb_share a a b)" 0.5 10
+assert_near "2: 6-job flow's byte share" "$(tenant_kb_share b a b)" 0.5 10
+
+# 3: weights 8:6:4:2
+w=8
+for t in a b c d; do
+	echo "default ${w}00" >"$CG_ROOT/$t/io.fairnvme.weight"
+	eval "FNV_TARGS_$t=\"--bs=8k --numjobs=2\""
+	w=$((w - 2))
+done
+tr=/sys/kernel/tracing
+echo >"$tr/trace"
+echo 1 >"$tr/events/fairnvme/fairnvme_hl/enable"
+echo 1 >"$tr/tracing_on"
+for s in none bfq fairnvme; do
+	run $s a b c d
+done
+hl=$(cat "$io/hl_ratio")
+assert_near "3: w800 byte share" "$(tenant_kb_share a a b c d)" 0.4 10
+assert_near "3: w600 byte share" "$(tenant_kb_share b a b c d)" 0.3 10
+assert_near "3: w400 byte share" "$(tenant_kb_share c a b c d)" 0.2 10
+assert_near "3: w200 byte share" "$(tenant_kb_share d a b c d)" 0.1 10
+diag "H/L ratio after 3: $hl"
+for t in a b c d; do
+	diag "$t: $(grep "^$(cat /sys/block/"$dev"/dev) " "$CG_ROOT/$t/io.fairnvme.stat" | tr ' ' '\n' | grep -E '^(class|vt_gap|nr_)' | tr '\n' ' ')"
+done
+assert_ge "4: H/L ratio after 8:6:4:2" "$hl" 4
+
+# 4b: the same flows at equal weights: the ratio falls back
+for t in a b c d; do
+	echo "default 100" >"$CG_ROOT/$t/io.fairnvme.weight"
+done
+# shellcheck disable=SC2086
+for t in a b c d; do tenant_start $t "$dev" 8 $BASE --bs=8k --numjobs=2; done
+if wait_until 7 sh -c "[ \$(cat $io/hl_ratio) -eq 3 ]"; then
+	ok "4: equal flows: H/L ratio falls back to 3"
+else
+	not_ok "4: equal flows: H/L ratio falls back to 3" "hl_ratio=$(cat "$io/hl_ratio")"
+fi
+tenants_wait
+echo 0 >"$tr/events/fairnvme/fairnvme_hl/enable"
+diag "H/L trajectory: $(grep -o 'hl=[0-9]*->[0-9]* eq[23]' "$tr/trace" | tr '\n' ' ')"
+check "fairnvme_hl traced the fall back" grep -q 'hl=[0-9]*->3 ' "$tr/trace"
+
+echo 500 >"$io/beta_permille"
+echo 83886 >"$io/tau_l_bytes"
+for t in a b c d; do cg_destroy $t; done
+tap_done
