@@ -26,7 +26,7 @@ u64 d2fq_vt_delta(u64 bytes, u32 weight)
  * lowers it to its own (and becomes the holder); with no holder, the first
  * flow to complete takes it. Lock free: retried while the word changes.
  */
-void d2fq_gvt_update(atomic64_t *gvt, u16 id, u64 vt)
+void d2fq_gvt_update(atomic64_t *gvt, u16 id, u64 vt, u64 slack)
 {
 	u64 new = d2fq_gvt_pack(id, vt);
 	u64 old = atomic64_read(gvt);
@@ -38,7 +38,7 @@ void d2fq_gvt_update(atomic64_t *gvt, u16 id, u64 vt)
 		s64 d = d2fq_vt_diff(vt, d2fq_gvt_vt(old));
 		u64 cur;
 
-		if (!(holder == D2FQ_ID_NONE || (holder == id && d > 0) ||
+		if (!(holder == D2FQ_ID_NONE || (holder == id && d > (s64)slack) ||
 		      (holder != id && d < 0)))
 			return;
 		cur = atomic64_cmpxchg(gvt, old, new);
@@ -251,6 +251,8 @@ void d2fq_period_flow(struct d2fq_period *p, struct d2fq_flow *f,
 
 u32 d2fq_period_end(const struct d2fq_period *p, u32 hl, u64 tau_w)
 {
+	if (!p->nr)		/* nothing to learn from an idle period */
+		return hl;
 	if (p->nr > 1 && p->gap_max > (s64)tau_w)
 		return max(hl, d2fq_hl_raise(p->d_max, p->d_min, hl));
 	return clamp_t(u64, div_u64(p->sd_max + 500, 1000), D2FQ_HL_MIN,

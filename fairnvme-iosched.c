@@ -713,7 +713,9 @@ static void fnv_d2fq_complete(struct request *rq, struct fnv_tenant *tn)
 	vt = atomic64_add_return(d2fq_vt_delta(fnv_rq_bytes(rq),
 					       READ_ONCE(tn->d2.weight)),
 				 &tn->d2.vt);
-	d2fq_gvt_update(&fd->gvt, tn->d2.id, vt);
+	/* the holder raises gvt in steps of tau_l / 16 */
+	d2fq_gvt_update(&fd->gvt, tn->d2.id, vt,
+			(u64)READ_ONCE(fd->tau_l_bytes) << (D2FQ_VT_SHIFT - 4));
 }
 
 /* Called when the request is freed: completed, or merged into another. */
@@ -900,9 +902,9 @@ static void fnv_compensate(struct fnv_data *fd, u64 b_total)
  * Dispatch depth: the more requests wait at the device, the less the order
  * the scheduler chose matters and the longer a request of a light tenant
  * waits behind those of heavy ones. Each period, if the mean device time of
- * a request exceeded dev_target_us, the depth shrinks by a quarter; if it
- * stayed below three quarters of it, the depth grows by an eighth (at
- * least 1), up to max_inflight. A device that serves requests in parallel
+ * a request exceeded dev_target_us, the depth shrinks by a quarter (at
+ * least 1); if it stayed below three quarters of it, the depth grows by an
+ * eighth (at least 1), up to max_inflight. A device that serves requests in parallel
  * keeps a short device time at depth and keeps its depth.
  */
 static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean)
@@ -914,7 +916,7 @@ static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean)
 	if (!target)
 		d = lim;
 	else if (dev_mean > target)
-		d -= d / 4;
+		d -= max(d / 4, 1U);
 	else if (dev_mean && dev_mean < target - target / 4)
 		d += max(d / 8, 1U);
 	d = clamp(d, 1U, lim);

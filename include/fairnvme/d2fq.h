@@ -99,8 +99,13 @@ static inline u64 d2fq_gvt_vt(u64 word)
 
 /* Virtual time a flow of @weight advances by for @bytes. */
 u64 d2fq_vt_delta(u64 bytes, u32 weight);
-/* Fig. 9 update_gvt(): @id completed a request and is at @vt. */
-void d2fq_gvt_update(atomic64_t *gvt, u16 id, u64 vt);
+/*
+ * Fig. 9 update_gvt(): @id completed a request and is at @vt. The holder
+ * only raises gvt once it is more than @slack ahead of it (0: always), which
+ * saves a compare-and-swap per completion at the price of gvt lagging the
+ * holder by up to @slack.
+ */
+void d2fq_gvt_update(atomic64_t *gvt, u16 id, u64 vt, u64 slack);
 /* Fig. 9 release_gvt(): @id went idle; any flow may take gvt over. */
 void d2fq_gvt_release(atomic64_t *gvt, u16 id);
 
@@ -143,7 +148,8 @@ void d2fq_period_flow(struct d2fq_period *p, struct d2fq_flow *f,
 /*
  * Next H/L ratio: when the flow furthest ahead is more than @tau_w ahead
  * of gvt, Eq. 2 (never below @hl: the flows drift apart under it), else
- * the largest virtual slowdown (Eq. 3) rounded; within the bounds.
+ * the largest virtual slowdown (Eq. 3) rounded; within the bounds. A
+ * period without active flows keeps @hl.
  */
 u32 d2fq_period_end(const struct d2fq_period *p, u32 hl, u64 tau_w);
 

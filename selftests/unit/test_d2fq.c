@@ -37,19 +37,19 @@ static void test_gvt_seq(void)
 	u64 w;
 
 	atomic64_set(&g, (s64)d2fq_gvt_pack(D2FQ_ID_NONE, 0));
-	d2fq_gvt_update(&g, 1, 1000);
+	d2fq_gvt_update(&g, 1, 1000, 0);
 	w = atomic64_read(&g);
 	tap_ok(d2fq_gvt_id(w) == 1 && d2fq_gvt_vt(w) == 1000,
 	       "with no holder, the first flow takes gvt");
-	d2fq_gvt_update(&g, 2, 2000);
+	d2fq_gvt_update(&g, 2, 2000, 0);
 	w = atomic64_read(&g);
 	tap_ok(d2fq_gvt_id(w) == 1 && d2fq_gvt_vt(w) == 1000,
 	       "a flow ahead of gvt that does not hold it cannot raise it");
-	d2fq_gvt_update(&g, 1, 1500);
+	d2fq_gvt_update(&g, 1, 1500, 0);
 	w = atomic64_read(&g);
 	tap_ok(d2fq_gvt_id(w) == 1 && d2fq_gvt_vt(w) == 1500,
 	       "the holder raises gvt");
-	d2fq_gvt_update(&g, 3, 1200);
+	d2fq_gvt_update(&g, 3, 1200, 0);
 	w = atomic64_read(&g);
 	tap_ok(d2fq_gvt_id(w) == 3 && d2fq_gvt_vt(w) == 1200,
 	       "a flow behind gvt lowers it and becomes the holder");
@@ -60,20 +60,30 @@ static void test_gvt_seq(void)
 	w = atomic64_read(&g);
 	tap_ok(d2fq_gvt_id(w) == D2FQ_ID_NONE && d2fq_gvt_vt(w) == 1200,
 	       "release keeps the value and clears the holder");
-	d2fq_gvt_update(&g, 2, 2000);
+	d2fq_gvt_update(&g, 2, 2000, 0);
 	w = atomic64_read(&g);
 	tap_ok(d2fq_gvt_id(w) == 2 && d2fq_gvt_vt(w) == 2000,
 	       "a released gvt is re-acquired by the next flow to complete");
-	d2fq_gvt_update(&g, D2FQ_ID_NONE, 10);
+	d2fq_gvt_update(&g, D2FQ_ID_NONE, 10, 0);
 	tap_ok(d2fq_gvt_vt(atomic64_read(&g)) == 2000,
 	       "a flow without an id never updates gvt");
+	d2fq_gvt_update(&g, 2, 2100, 100);
+	tap_ok(d2fq_gvt_vt(atomic64_read(&g)) == 2000,
+	       "slack 100: the holder 100 ahead does not raise gvt");
+	d2fq_gvt_update(&g, 2, 2101, 100);
+	tap_ok(d2fq_gvt_vt(atomic64_read(&g)) == 2101,
+	       "slack 100: the holder 101 ahead raises gvt");
+	d2fq_gvt_update(&g, 3, 2100, 100);
+	tap_ok(d2fq_gvt_vt(atomic64_read(&g)) == 2100 &&
+	       d2fq_gvt_id(atomic64_read(&g)) == 3,
+	       "slack does not stop a flow behind from lowering gvt");
 
 	atomic64_set(&g, (s64)d2fq_gvt_pack(4, D2FQ_VT_MASK - 100));
-	d2fq_gvt_update(&g, 4, (D2FQ_VT_MASK + 1) + 50);
+	d2fq_gvt_update(&g, 4, (D2FQ_VT_MASK + 1) + 50, 0);
 	w = atomic64_read(&g);
 	tap_ok(d2fq_gvt_vt(w) == 50 && d2fq_gvt_id(w) == 4,
 	       "the holder raises gvt across the 48-bit wrap");
-	d2fq_gvt_update(&g, 5, D2FQ_VT_MASK - 10);
+	d2fq_gvt_update(&g, 5, D2FQ_VT_MASK - 10, 0);
 	w = atomic64_read(&g);
 	tap_ok(d2fq_gvt_vt(w) == D2FQ_VT_MASK - 10 && d2fq_gvt_id(w) == 5,
 	       "a flow behind across the wrap lowers gvt");
@@ -109,7 +119,7 @@ static void *gvt_thread(void *arg)
 		if (me == 0 && r % 5000 == 4999)
 			d2fq_gvt_release(&cgvt, me + 1);
 		cvt[me] += step;
-		d2fq_gvt_update(&cgvt, me + 1, cvt[me]);
+		d2fq_gvt_update(&cgvt, me + 1, cvt[me], 0);
 		pthread_barrier_wait(&bar);
 		if (me == 0) {
 			u64 w = atomic64_read(&cgvt);
@@ -252,6 +262,8 @@ static void test_period(void)
 	d2fq_period_begin(&p, 1000);
 	d2fq_period_flow(&p, &b, w);
 	tap_ok(!p.nr, "inactive flows are not counted");
+	tap_ok(d2fq_period_end(&p, 40, 8000) == 40,
+	       "a period without active flows keeps the ratio");
 }
 
 static void test_arb(void)
@@ -385,7 +397,7 @@ static void simulate(int nf, const u32 *wt, const u32 *size, double *share,
 			vt = atomic64_add_return(d2fq_vt_delta(size[k],
 							       f[k].weight),
 						 &f[k].vt);
-			d2fq_gvt_update(&gvt, f[k].id, vt);
+			d2fq_gvt_update(&gvt, f[k].id, vt, 0);
 			if (t >= SIM_TICKS / 2) {
 				served[k] += size[k];
 				total += size[k];
