@@ -55,8 +55,8 @@ for s in "$FNV_SCHED" none; do
 	if [ -w "/sys/block/$dev/queue/iosched/tau_l_bytes" ]; then
 		# D2FQ's default tau_l is for a GB/s NVMe; scale it to this
 		# ~8 MB/s emulated one
-		echo 2048 >"/sys/block/$dev/queue/iosched/tau_l_bytes"
-		echo "demo: wrr_mode $(cat "/sys/block/$dev/queue/iosched/wrr_mode"), tau_l_bytes 2048 (scaled to this slow device)"
+		echo 1024 >"/sys/block/$dev/queue/iosched/tau_l_bytes"
+		echo "demo: wrr_mode $(cat "/sys/block/$dev/queue/iosched/wrr_mode"), tau_l_bytes 1024 (scaled to this slow device)"
 	fi
 	if [ -r "/sys/block/$dev/queue/iosched/max_inflight" ]; then
 		mi=$(cat "/sys/block/$dev/queue/iosched/max_inflight")
