@@ -108,8 +108,8 @@
 #define FNV_COST_DEF_NS		(100 * NSEC_PER_USEC)
 
 enum fnv_wrr_mode {
-	FNV_WRR_OFF,		/* FairNVMe budget cycles (budget.c) */
 	FNV_WRR_SOFT,		/* D2FQ classes, arbitrated here (d2fq.c) */
+	FNV_WRR_OFF,		/* FairNVMe budget cycles (budget.c) */
 };
 
 enum fnv_cost_model {
@@ -1264,6 +1264,18 @@ static ssize_t fnv_thresh_max_us_store(struct elevator_queue *e,
 	return count;
 }
 
+/* The @n choices in @names, the current one (@cur) in brackets. */
+static ssize_t fnv_show_choice(char *page, const char * const *names, int n,
+			       u32 cur)
+{
+	int i, len = 0;
+
+	for (i = 0; i < n; i++)
+		len += sysfs_emit_at(page, len, i == cur ? "%s[%s]" : "%s%s",
+				     i ? " " : "", names[i]);
+	return len + sysfs_emit_at(page, len, "\n");
+}
+
 static const char * const fnv_cost_models[] = {
 	[FNV_COST_TIME] = "time",
 	[FNV_COST_BYTES] = "bytes",
@@ -1272,13 +1284,10 @@ static const char * const fnv_cost_models[] = {
 static ssize_t fnv_cost_model_show(struct elevator_queue *e, char *page)
 {
 	struct fnv_data *fd = e->elevator_data;
-	u32 m = READ_ONCE(fd->cost_model);
 
-	return sysfs_emit(page, "%s%s%s %s%s%s\n",
-			  m == FNV_COST_TIME ? "[" : "", "time",
-			  m == FNV_COST_TIME ? "]" : "",
-			  m == FNV_COST_BYTES ? "[" : "", "bytes",
-			  m == FNV_COST_BYTES ? "]" : "");
+	return fnv_show_choice(page, fnv_cost_models,
+			       ARRAY_SIZE(fnv_cost_models),
+			       READ_ONCE(fd->cost_model));
 }
 
 static ssize_t fnv_cost_model_store(struct elevator_queue *e,
@@ -1295,20 +1304,16 @@ static ssize_t fnv_cost_model_store(struct elevator_queue *e,
 }
 
 static const char * const fnv_wrr_modes[] = {
-	[FNV_WRR_OFF] = "off",
 	[FNV_WRR_SOFT] = "soft",
+	[FNV_WRR_OFF] = "off",
 };
 
 static ssize_t fnv_wrr_mode_show(struct elevator_queue *e, char *page)
 {
 	struct fnv_data *fd = e->elevator_data;
-	u32 m = READ_ONCE(fd->wrr_mode);
 
-	return sysfs_emit(page, "%s%s%s %s%s%s\n",
-			  m == FNV_WRR_SOFT ? "[" : "", "soft",
-			  m == FNV_WRR_SOFT ? "]" : "",
-			  m == FNV_WRR_OFF ? "[" : "", "off",
-			  m == FNV_WRR_OFF ? "]" : "");
+	return fnv_show_choice(page, fnv_wrr_modes, ARRAY_SIZE(fnv_wrr_modes),
+			       READ_ONCE(fd->wrr_mode));
 }
 
 /*

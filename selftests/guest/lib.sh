@@ -492,16 +492,21 @@ tenant_lat() {
 	fio_lat "$FNV_WORK/tenant-$1.terse" "${2:-read}" "${3:-mean}"
 }
 
-# tenant_share NAME ALLNAMES... : NAME's fraction of the summed IOPS
-tenant_share() {
-	local me sum name
-	me=$(tenant_iops "$1")
-	shift
+# _share FN NAME ALLNAMES... : NAME's fraction of the sum of FN over ALLNAMES
+_share() {
+	local fn me sum name
+	fn=$1 me=$($1 "$2")
+	shift 2
 	sum=0
 	for name in "$@"; do
-		sum=$(fcalc "$sum + $(tenant_iops "$name")")
+		sum=$(fcalc "$sum + $($fn "$name")")
 	done
 	awk -v a="$me" -v s="$sum" 'BEGIN { if (s > 0) printf "%.3f\n", a / s; else print "0.000" }'
+}
+
+# tenant_share NAME ALLNAMES... : NAME's fraction of the summed IOPS
+tenant_share() {
+	_share tenant_iops "$@"
 }
 
 tenant_kb() {
@@ -510,14 +515,7 @@ tenant_kb() {
 
 # tenant_kb_share NAME ALLNAMES... : NAME's fraction of the bytes moved
 tenant_kb_share() {
-	local me sum name
-	me=$(tenant_kb "$1")
-	shift
-	sum=0
-	for name in "$@"; do
-		sum=$(fcalc "$sum + $(tenant_kb "$name")")
-	done
-	awk -v a="$me" -v s="$sum" 'BEGIN { if (s > 0) printf "%.3f\n", a / s; else print "0.000" }'
+	_share tenant_kb "$@"
 }
 
 # tenants_report NAME... : diagnostic table (TAP comments)

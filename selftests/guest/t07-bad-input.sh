@@ -9,6 +9,8 @@
 tap_plan 100
 fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_dev) || tap_fail_rest "no nvme device"
+# a fresh instance, with every tunable at its default
+set_sched "$dev" none
 check "select fairnvme on $dev" set_sched "$dev" fairnvme
 io=/sys/block/$dev/queue/iosched
 majmin=$(cat /sys/block/"$dev"/dev)
