@@ -364,8 +364,8 @@ static void fnv_inflight_dec(struct fnv_data *fd, struct fnv_tenant *tn)
 }
 
 /*
- * wrr_mode=soft: queue @tn, which has requests, on the class list of its
- * next request (Eq. 1). A tenant that was idle (not active) starts at gvt.
+ * wrr_mode=soft: the class of @f's next request (Eq. 1). A tenant that was
+ * not active (idle past its grace period, or new) starts at gvt.
  */
 static enum d2fq_class fnv_d2fq_class(struct fnv_data *fd,
 				      struct d2fq_flow *f)
@@ -381,6 +381,7 @@ static enum d2fq_class fnv_d2fq_class(struct fnv_data *fd,
 	return d2fq_class_of(d2fq_vt_diff(atomic64_read(&f->vt), gvt), tau_l);
 }
 
+/* Queue @tn, which has requests, on the class list of its next request. */
 static void fnv_d2fq_enqueue(struct fnv_data *fd, struct fnv_tenant *tn)
 {
 	lockdep_assert_held(&fd->lock);
@@ -606,7 +607,10 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	if (fd->wrr_mode == FNV_WRR_SOFT) {
 		cost = blk_rq_bytes(rq);
 	} else {
-		/* Charge first: a tenant left without budget need not wait. */
+		/*
+		 * Charge first: a tenant left without budget need not wait.
+		 * Requeues (at head) were charged when first dispatched.
+		 */
 		cost = fnv_rq_cost(fd, tn, rq);
 		if (tn && cls == -1)
 			fnv_sched_charge(&fd->sched, &tn->flow, cost);
