@@ -53,10 +53,8 @@ for s in "$FNV_SCHED" none; do
 	echo
 	echo "demo: $dev scheduler $s, $RUNTIME s of 4 KiB random reads, iodepth $IODEPTH per tenant"
 	if [ -w "/sys/block/$dev/queue/iosched/tau_l_bytes" ]; then
-		# D2FQ's default tau_l is for a GB/s NVMe; scale it to this
-		# ~8 MB/s emulated one
-		echo 1024 >"/sys/block/$dev/queue/iosched/tau_l_bytes"
-		echo "demo: wrr_mode $(cat "/sys/block/$dev/queue/iosched/wrr_mode"), tau_l_bytes 1024 (scaled to this slow device)"
+		echo "$FNV_TAU_EMU" >"/sys/block/$dev/queue/iosched/tau_l_bytes"
+		echo "demo: wrr_mode $(cat "/sys/block/$dev/queue/iosched/wrr_mode"), tau_l_bytes $FNV_TAU_EMU (D2FQ's default is for a GB/s NVMe; scaled to this ~8 MB/s one)"
 	fi
 	if [ -r "/sys/block/$dev/queue/iosched/max_inflight" ]; then
 		mi=$(cat "/sys/block/$dev/queue/iosched/max_inflight")

@@ -24,6 +24,10 @@
 # Misc: expect_einval FILE VALUE; fcalc EXPR; wait_until TIMEOUT CMD...; now_ms
 
 FNV_SCHED=${FNV_SCHED-fairnvme}
+# D2FQ's tau_l scaled to the emulated devices (4 to 8 MB/s, ~1000x slower
+# than the NVMe its default is for): 1 KiB per unit of weight, 100 KiB at
+# weight 100. Tests pass it through FNV_TUNE or write it themselves.
+FNV_TAU_EMU=1024
 FNV_MOD=${FNV_MOD-fairnvme-iosched}
 CG_ROOT=${CG_ROOT:-/sys/fs/cgroup}
 NULLB_CFS=/sys/kernel/config/nullb

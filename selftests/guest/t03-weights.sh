@@ -7,9 +7,7 @@
 # comparison (it splits ~1:1, as BFQ and blk-iocost do here).
 . /tests/lib.sh
 
-# D2FQ's tau_l scaled to this device (~8 MB/s, ~1000x slower than the
-# NVMe the default is for): 1 KiB per unit of weight, 100 KiB at weight 100.
-FNV_TUNE="tau_l_bytes=1024"
+FNV_TUNE="tau_l_bytes=$FNV_TAU_EMU"
 
 RT=${FNV_T03_RUNTIME:-15}
 ARGS="--rw=randread --bs=4k --direct=1 --ioengine=libaio --iodepth=32 --numjobs=2 --ramp_time=3 --randrepeat=0"

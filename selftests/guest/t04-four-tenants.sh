@@ -8,9 +8,7 @@
 # cycles alone (wrr_mode=off).
 . /tests/lib.sh
 
-# D2FQ's tau_l scaled to this device (~8 MB/s, ~1000x slower than the
-# NVMe the default is for): 1 KiB per unit of weight, 100 KiB at weight 100.
-FNV_TUNE="tau_l_bytes=1024"
+FNV_TUNE="tau_l_bytes=$FNV_TAU_EMU"
 
 RT=${FNV_T04_RUNTIME:-20}
 ARGS="--rw=randread --bs=4k --direct=1 --ioengine=libaio --iodepth=32 --numjobs=1 --ramp_time=3 --randrepeat=0"

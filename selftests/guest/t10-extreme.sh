@@ -14,9 +14,7 @@
 # B's writes; an equal share caps A near a quarter of the device.
 . /tests/lib.sh
 
-# D2FQ's tau_l scaled to this device (~8 MB/s, ~1000x slower than the
-# NVMe the default is for): 1 KiB per unit of weight, 100 KiB at weight 100.
-FNV_TUNE="tau_l_bytes=1024"
+FNV_TUNE="tau_l_bytes=$FNV_TAU_EMU"
 
 RT=${FNV_T10_RUNTIME:-12}
 RT_ALONE=${FNV_T10_ALONE:-6}

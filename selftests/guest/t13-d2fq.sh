@@ -12,8 +12,7 @@
 #     the high and low classes need so that the weight-200 flow is held to
 #     a quarter of the weight-800 one, Eq. 2 raises it to at least that),
 #     and once the flows are equal it falls back to the minimum, 3.
-# tau_l is scaled to this device (4 MiB/s, ~1000x slower than the paper's):
-# 1 KiB per unit of weight, 100 KiB at weight 100. The FairNVMe controller's
+# tau_l is scaled to this device (FNV_TAU_EMU, see lib.sh). The controller's
 # weight moves are switched off (beta 0) so that the shares are D2FQ's.
 . /tests/lib.sh
 
@@ -26,7 +25,7 @@ dev=$(nvme_bw_dev) || tap_fail_rest "no bandwidth-throttled nvme device"
 io=/sys/block/$dev/queue/iosched
 check "select fairnvme on $dev" set_sched "$dev" fairnvme
 check "wrr_mode defaults to soft" grep -q '\[soft\]' "$io/wrr_mode"
-echo 1024 >"$io/tau_l_bytes"
+echo "$FNV_TAU_EMU" >"$io/tau_l_bytes"
 echo 0 >"$io/beta_permille"
 
 for t in a b c d; do
@@ -40,7 +39,7 @@ run() {
 	shift
 	set_sched "$dev" "$_s"
 	if [ "$_s" = fairnvme ]; then
-		echo 1024 >"$io/tau_l_bytes"
+		echo "$FNV_TAU_EMU" >"$io/tau_l_bytes"
 		echo 0 >"$io/beta_permille"
 	fi
 	# shellcheck disable=SC2086
