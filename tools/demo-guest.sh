@@ -6,13 +6,14 @@
 # io.fairnvme.weight 600/300/100) run 4 KiB random reads concurrently on the
 # throttled emulated NVMe, first under fairnvme, then under none.
 #
-# Knobs: FNV_demo_runtime (default 15 s), FNV_demo_iodepth (64).
+# Knobs: FNV_demo_runtime (default 30 s: D2FQ's H/L ratio needs a few of
+# its 1 s periods to settle), FNV_demo_iodepth (64).
 set -u
 # shellcheck source=selftests/guest/lib.sh disable=SC1091
 . /tests/lib.sh
 
 FNV_SCHED=${FNV_SCHED:-fairnvme}
-RUNTIME=${FNV_demo_runtime:-15}
+RUNTIME=${FNV_demo_runtime:-30}
 IODEPTH=${FNV_demo_iodepth:-64}
 TENANTS="gold silver bronze"
 weight_of() {
