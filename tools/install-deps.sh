@@ -10,6 +10,8 @@ need=()
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
 
 have_cmd gcc || need+=(gcc)
+# the unit tests are user-space C: libc headers (gcc only recommends them)
+[ -e /usr/include/stdio.h ] || need+=(libc6-dev)
 have_cmd make || need+=(make)
 have_cmd qemu-system-x86_64 || need+=(qemu-system-x86)
 have_cmd fio || need+=(fio)
