@@ -3,9 +3,23 @@
  * fairnvme: FairNVMe's state-driven tenant controller.
  *
  * Once per control period each tenant is classified by the mean latency of
- * its requests (completion minus insertion into the scheduler) against three
- * thresholds: idle below Thresh_min, balanced below the adaptive Thresh_cur,
- * unbalanced below Thresh_max, saturated above (FairNVMe, section 3.2).
+ * its requests against three thresholds: idle below Thresh_min, balanced
+ * below the adaptive Thresh_cur, unbalanced below Thresh_max, saturated
+ * above (FairNVMe, section 3.2).
+ *
+ * Which latency: by default the head latency, from the moment a request
+ * became the oldest of its tenant (its insertion, or the dispatch of the
+ * tenant's previous request, whichever came later) to its completion. It
+ * is what the scheduler and the device made the tenant wait. Its part
+ * before dispatch is scaled by the tenant's weight over the mean weight of
+ * the busy tenants (the kernel's head_scale): under weighted sharing a
+ * tenant with half the weight is served half as often and waits twice as
+ * long at the head, which is its due, not a sign of unfairness. The latency
+ * from insertion (FNV_LAT_QUEUE, the paper's) also counts the time a
+ * request waits behind its own tenant's earlier ones: a tenant that keeps
+ * 256 requests queued looks saturated however it is served, and a tenant
+ * with one request at a time looks balanced however little it gets, so the
+ * controller would move weight from light tenants to deep ones.
  * Thresh_cur follows the latency with the asymmetric EWMA of Eq. 3-4, fast
  * up (k_u) and slow down (k_d), so that it settles where the tenant's
  * latency usually is.
@@ -30,6 +44,7 @@
  * times the device time of the tenant's demand.
  */
 #include <linux/math64.h>
+#include <linux/minmax.h>
 #include <fairnvme/state.h>
 
 static const char * const fnv_state_names[FNV_NR_STATES] = {
@@ -49,6 +64,7 @@ void fnv_ctl_init(struct fnv_ctl *c, const struct fnv_ctl_params *p,
 {
 	c->thresh_cur = p->thresh_min + (p->thresh_max - p->thresh_min) / 2;
 	c->lat = 0;
+	c->head = 0;
 	c->dev = 0;
 	c->cost[0] = default_cost;
 	c->cost[1] = default_cost;
@@ -114,6 +130,7 @@ bool fnv_ctl_period(struct fnv_ctl *c, const struct fnv_sample *smp,
 {
 	enum fnv_state state;
 	bool compensate = false;
+	u64 lat = 0, head;
 	int t;
 
 	if (!smp->nr) {
@@ -122,6 +139,12 @@ bool fnv_ctl_period(struct fnv_ctl *c, const struct fnv_sample *smp,
 	} else {
 		c->lat = div64_u64(smp->lat_sum, smp->nr);
 		c->dev = div64_u64(smp->dev_sum, smp->nr);
+		/* head latency = wait at the head + device time */
+		head = div64_u64(smp->head_sum, smp->nr);
+		c->head = smp->head_scale ?
+			  mul_u64_u32_shr(head, smp->head_scale, 10) : head;
+		head += c->dev;
+		c->head += c->dev;
 		c->ratio_w = (u32)div64_u64(smp->nr_type[1] * 1000, smp->nr);
 		for (t = 0; t < 2; t++) {
 			u64 svc;
@@ -134,15 +157,28 @@ bool fnv_ctl_period(struct fnv_ctl *c, const struct fnv_sample *smp,
 			if (!c->cost[t])
 				c->cost[t] = 1;
 		}
-		state = fnv_classify(c->lat, p->thresh_min, c->thresh_cur,
-				     p->thresh_max);
+		if (p->signal == FNV_LAT_QUEUE) {
+			lat = c->lat;
+			state = fnv_classify(lat, p->thresh_min, c->thresh_cur,
+					     p->thresh_max);
+		} else {
+			/*
+			 * Idle is about what the tenant itself waited: scaled
+			 * down by a low weight, a busy tenant's head latency
+			 * could fall below Thresh_min.
+			 */
+			lat = max(c->head, p->thresh_min);
+			state = head < p->thresh_min ? FNV_IDLE :
+				fnv_classify(lat, p->thresh_min,
+					     c->thresh_cur, p->thresh_max);
+		}
 	}
 
 	switch (state) {
 	case FNV_IDLE:
 		c->mult = c->mult > FNV_MULT_MIN + p->beta ?
 			  c->mult - p->beta : FNV_MULT_MIN;
-		c->thresh_cur = fnv_thresh_ewma(c->thresh_cur, c->lat, smp->nr,
+		c->thresh_cur = fnv_thresh_ewma(c->thresh_cur, lat, smp->nr,
 						p->ku_ppm, p->kd_ppm);
 		break;
 	case FNV_BALANCED:
@@ -150,7 +186,7 @@ bool fnv_ctl_period(struct fnv_ctl *c, const struct fnv_sample *smp,
 			c->mult -= (c->mult - FNV_MULT_ONE + 1) / 2;
 		else
 			c->mult += (FNV_MULT_ONE - c->mult + 1) / 2;
-		c->thresh_cur = fnv_thresh_ewma(c->thresh_cur, c->lat, smp->nr,
+		c->thresh_cur = fnv_thresh_ewma(c->thresh_cur, lat, smp->nr,
 						p->ku_ppm, p->kd_ppm);
 		break;
 	case FNV_UNBALANCED:

@@ -26,6 +26,13 @@ enum fnv_state {
 /* Periods a compensation stays in force after its trigger. */
 #define FNV_COMP_HOLD		10U
 
+/* The latency a tenant's state is judged by. */
+enum fnv_lat_signal {
+	FNV_LAT_HEAD,		/* completion - max(insertion, previous dispatch) */
+	FNV_LAT_QUEUE,		/* completion - insertion */
+	FNV_NR_LAT_SIGNALS,
+};
+
 /* Tunables, per device. Times in ns, rates in parts per million. */
 struct fnv_ctl_params {
 	u64 thresh_min;		/* Thresh_min, 600 us */
@@ -33,12 +40,15 @@ struct fnv_ctl_params {
 	u32 ku_ppm;		/* k_u of Eq. 4, 0.01 */
 	u32 kd_ppm;		/* k_d of Eq. 4, 0.001 */
 	u32 beta;		/* beta, in 1/1000 of the configured weight */
+	u32 signal;		/* enum fnv_lat_signal */
 };
 
 /* What the kernel measured for one tenant over one control period. */
 struct fnv_sample {
 	u64 nr;			/* completions */
 	u64 lat_sum;		/* sum of completion - insertion, ns */
+	u64 head_sum;		/* sum of dispatch - reaching the head, ns */
+	u32 head_scale;		/* factor of that wait, 1/1024; 0: none */
 	u64 dev_sum;		/* sum of completion - dispatch, ns */
 	u64 nr_type[2];		/* completions per type: 0 read, 1 write */
 	u64 svc_sum[2];		/* sum of per-type service time, ns */
@@ -48,6 +58,10 @@ struct fnv_sample {
 struct fnv_ctl {
 	u64 thresh_cur;		/* Thresh_cur (Eq. 3-4), ns */
 	u64 lat;		/* mean latency of the last busy period, ns */
+	/* mean head latency of the last busy period, ns: wait at the head
+	 * times head_scale, plus device time
+	 */
+	u64 head;
 	u64 dev;		/* mean device time of the last busy period, ns */
 	u64 cost[2];		/* learned service time per read / write, ns */
 	u32 mult;		/* effective weight / configured, 1/1000 */

@@ -28,6 +28,7 @@ static struct fnv_sample period(u64 n, u64 lat, u64 svc)
 	s.nr = n;
 	s.lat_sum = n * lat;
 	s.dev_sum = n * lat / 2;
+	s.head_sum = n * lat - s.dev_sum;	/* wait + device = lat */
 	s.nr_type[0] = n;
 	s.svc_sum[0] = n * svc;
 	return s;
@@ -147,6 +148,118 @@ static void test_algorithm1(void)
 	       (unsigned long long)(c.thresh_cur / US), fnv_state_name(c.state));
 }
 
+/*
+ * The head latency against the latency from insertion: a tenant with 256
+ * requests queued waits 200 ms from insertion but 2 ms from the head of its
+ * queue; a tenant with one request at a time waits 2 ms either way.
+ */
+static void deep_and_light(const struct fnv_ctl_params *p,
+			   struct fnv_ctl *deep, struct fnv_ctl *light)
+{
+	struct fnv_sample s;
+	int i;
+
+	fnv_ctl_init(deep, p, 100 * US);
+	fnv_ctl_init(light, p, 100 * US);
+	for (i = 0; i < 20; i++) {
+		s = period(100, 200000 * US, 500 * US);
+		s.head_sum = 100 * 1500 * US;
+		s.dev_sum = 100 * 500 * US;
+		fnv_ctl_period(deep, &s, p);
+		s = period(100, 2000 * US, 500 * US);
+		fnv_ctl_period(light, &s, p);
+	}
+}
+
+static void test_signal(void)
+{
+	struct fnv_ctl_params q = P;
+	struct fnv_ctl deep, light;
+
+	deep_and_light(&P, &deep, &light);
+	tap_ok(deep.state == FNV_BALANCED && light.state == FNV_BALANCED &&
+	       fnv_ctl_weight(&deep, 100) == fnv_ctl_weight(&light, 100),
+	       "head latency: deep and light tenant both balanced, equal weights (%u, %u)",
+	       fnv_ctl_weight(&deep, 100), fnv_ctl_weight(&light, 100));
+	tap_ok(deep.head == 2000 * US && deep.lat == 200000 * US,
+	       "both latencies kept (head %llu us, from insertion %llu us)",
+	       (unsigned long long)(deep.head / US),
+	       (unsigned long long)(deep.lat / US));
+
+	q.signal = FNV_LAT_QUEUE;
+	deep_and_light(&q, &deep, &light);
+	tap_ok(deep.state == FNV_SATURATED && light.state == FNV_BALANCED &&
+	       fnv_ctl_weight(&deep, 100) == 400 &&
+	       fnv_ctl_weight(&light, 100) == 100,
+	       "latency from insertion: the deep tenant saturated at 4x, the light one at 1x (%u, %u)",
+	       fnv_ctl_weight(&deep, 100), fnv_ctl_weight(&light, 100));
+}
+
+/* @n completions that waited @wait at the head and @dev at the device */
+static struct fnv_sample hperiod(u64 n, u64 wait, u64 dev, u32 scale)
+{
+	struct fnv_sample s = period(n, 10 * (wait + dev), 500 * US);
+
+	s.head_sum = n * wait;
+	s.dev_sum = n * dev;
+	s.head_scale = scale;
+	return s;
+}
+
+/*
+ * Weights 800 and 200 (mean 500) sharing 2000 IOPS 4:1: the heavy tenant
+ * is served every 1.25 ms, the light one every 5 ms; both see 0.7 ms at
+ * the device. Their waits at the head scaled to the mean weight are equal
+ * (2 ms), so are their head latencies (2.7 ms): both balanced, no weight
+ * moves. Unscaled, the light one (5.7 ms) would read as saturated.
+ */
+static void test_head_scale(void)
+{
+	struct fnv_ctl heavy, light;
+	struct fnv_sample s;
+	int i;
+
+	fnv_ctl_init(&heavy, &P, 100 * US);
+	fnv_ctl_init(&light, &P, 100 * US);
+	for (i = 0; i < 20; i++) {
+		s = hperiod(100, 1250 * US, 700 * US, 800 * 1024 / 500);
+		fnv_ctl_period(&heavy, &s, &P);
+		s = hperiod(100, 5000 * US, 700 * US, 200 * 1024 / 500);
+		fnv_ctl_period(&light, &s, &P);
+	}
+	tap_ok(heavy.head > 2690 * US && heavy.head <= 2700 * US &&
+	       light.head > 2690 * US && light.head <= 2700 * US,
+	       "head latency with the wait scaled to the mean weight: %llu and %llu us",
+	       (unsigned long long)(heavy.head / US),
+	       (unsigned long long)(light.head / US));
+	tap_ok(heavy.state == FNV_BALANCED && light.state == FNV_BALANCED &&
+	       fnv_ctl_weight(&heavy, 800) == 800 &&
+	       fnv_ctl_weight(&light, 200) == 200,
+	       "weights 800 and 200 served 4:1: both balanced, weights kept (%u, %u)",
+	       fnv_ctl_weight(&heavy, 800), fnv_ctl_weight(&light, 200));
+	fnv_ctl_init(&light, &P, 100 * US);
+	for (i = 0; i < 20; i++) {
+		s = hperiod(100, 5000 * US, 700 * US, 0);
+		fnv_ctl_period(&light, &s, &P);
+	}
+	tap_ok(light.state == FNV_SATURATED,
+	       "unscaled, the weight-200 tenant would read as saturated");
+
+	/* weight 100 against a mean of 400: 1 ms wait scaled to 0.25 ms */
+	fnv_ctl_init(&light, &P, 100 * US);
+	for (i = 0; i < 20; i++) {
+		s = hperiod(100, 1000 * US, 100 * US, 100 * 1024 / 400);
+		fnv_ctl_period(&light, &s, &P);
+	}
+	tap_ok(light.state == FNV_BALANCED && fnv_ctl_weight(&light, 100) == 100,
+	       "a busy low-weight tenant scaled below Thresh_min is not idle (%s)",
+	       fnv_state_name(light.state));
+	s = hperiod(100, 200 * US, 100 * US, 100 * 1024 / 400);
+	fnv_ctl_period(&light, &s, &P);
+	tap_ok(light.state == FNV_IDLE,
+	       "idle when its own head latency is below Thresh_min");
+}
+
 static void test_costs(void)
 {
 	struct fnv_ctl c;
@@ -220,6 +333,8 @@ int main(void)
 	test_classify();
 	test_eq34();
 	test_algorithm1();
+	test_signal();
+	test_head_scale();
 	test_costs();
 	test_eq567();
 	return tap_done();
