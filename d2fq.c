@@ -121,6 +121,7 @@ void d2fq_flow_init(struct d2fq_flow *f, u16 id, u32 weight)
 	f->id = id;
 	f->cls = -1;
 	f->active = false;
+	f->parked = false;
 }
 
 void d2fq_arb_set_hl(struct d2fq_arb *a, u32 hl)
@@ -150,6 +151,7 @@ void d2fq_arb_init(struct d2fq_arb *a, u32 hl, u32 burst)
 	a->cur = D2FQ_HIGH;
 	a->run = 0;
 	a->nr_flows = 0;
+	a->nr_parked = 0;
 }
 
 void d2fq_arb_add(struct d2fq_arb *a, struct d2fq_flow *f, enum d2fq_class c)
@@ -165,7 +167,32 @@ void d2fq_arb_del(struct d2fq_arb *a, struct d2fq_flow *f)
 		return;
 	list_del_init(&f->node);
 	f->cls = -1;
+	if (f->parked)
+		a->nr_parked--;
+	f->parked = false;
 	a->nr_flows--;
+}
+
+void d2fq_arb_park(struct d2fq_arb *a, struct d2fq_flow *f)
+{
+	if (f->cls >= 0 && !f->parked && !list_empty(&a->cls[f->cls])) {
+		f->parked = true;
+		a->nr_parked++;
+	}
+}
+
+bool d2fq_arb_unpark(struct d2fq_arb *a, struct d2fq_flow *f,
+		     enum d2fq_class c)
+{
+	if (!f->parked)
+		return false;
+	f->parked = false;
+	a->nr_parked--;
+	if (f->cls != (s8)c) {
+		list_move_tail(&f->node, &a->cls[c]);
+		f->cls = c;
+	}
+	return true;
 }
 
 static bool d2fq_arb_ready(struct d2fq_arb *a, u32 c)
@@ -180,15 +207,14 @@ static bool d2fq_arb_ready(struct d2fq_arb *a, u32 c)
  * no class with requests has credit left. An empty class forfeits its turn
  * (work conserving). At most three classes are looked at per pick.
  */
-struct d2fq_flow *d2fq_arb_pick(struct d2fq_arb *a)
+static u32 d2fq_arb_class(struct d2fq_arb *a)
 {
 	u32 c = a->cur, i;
 
 	if (!list_empty(&a->cls[D2FQ_URGENT]))
-		return list_first_entry(&a->cls[D2FQ_URGENT], struct d2fq_flow,
-					node);
+		return D2FQ_URGENT;
 	if (!a->nr_flows)
-		return NULL;
+		return D2FQ_NR_CLASSES;
 	if (a->run >= a->burst || !d2fq_arb_ready(a, c)) {
 		u32 from = a->cur - D2FQ_HIGH + 1;
 
@@ -208,9 +234,29 @@ struct d2fq_flow *d2fq_arb_pick(struct d2fq_arb *a)
 		}
 		a->cur = c;
 	}
-	a->credit[c]--;
-	a->run++;
-	return list_first_entry(&a->cls[c], struct d2fq_flow, node);
+	return c;
+}
+
+struct d2fq_flow *d2fq_arb_pick(struct d2fq_arb *a)
+{
+	struct d2fq_flow *f;
+	u32 c;
+
+	for (;;) {
+		c = d2fq_arb_class(a);
+		if (c == D2FQ_NR_CLASSES)
+			return NULL;
+		f = list_first_entry(&a->cls[c], struct d2fq_flow, node);
+		if (!f->parked)
+			break;
+		/* its turn came and it has nothing: it leaves the rotation */
+		d2fq_arb_del(a, f);
+	}
+	if (c != D2FQ_URGENT) {
+		a->credit[c]--;
+		a->run++;
+	}
+	return f;
 }
 
 void d2fq_period_begin(struct d2fq_period *p, u64 gvt)

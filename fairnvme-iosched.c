@@ -123,6 +123,7 @@ static const struct fnv_ctl_params fnv_ctl_defaults = {
 	.ku_ppm = FNV_KU_PPM_DEF,
 	.kd_ppm = FNV_KD_PPM_DEF,
 	.beta = FNV_BETA_DEF,
+	.signal = FNV_LAT_HEAD,
 };
 
 /*
@@ -158,12 +159,15 @@ struct fnv_tenant {
 	struct rb_root sort[2];		/* queued requests by sector */
 	atomic_t inflight;		/* dispatched, not yet completed */
 	u64 idle_at;			/* ns: inflight last dropped to 0 */
+	u64 disp_at;			/* ns: last dispatch, under fnv_data.lock */
+	bool offline;			/* cgroup removed, under fnv_data.lock */
 	u32 nr_queued;
 	u32 dev_weight;			/* io.fairnvme.weight MAJ:MIN, 0: unset */
 	u32 cfg_weight;			/* dev_weight, else the cgroup's */
 
 	/* completions of the current control period (lockless) */
 	atomic64_t acc_lat;		/* sum of completion - insertion */
+	atomic64_t acc_head;		/* sum of dispatch - reaching head */
 	atomic64_t acc_dev;		/* sum of completion - dispatch */
 	atomic64_t acc_svc[2];		/* sum of service time, read/write */
 	atomic_t acc_nr[2];		/* completions, read/write */
@@ -206,6 +210,8 @@ struct fnv_data {
 	u32 wrr_burst;
 
 	struct delayed_work ctl_work;	/* the FairNVMe control period */
+	/* mean configured weight of the tenants with completions */
+	u32 w_mean;
 	u32 comp_left;			/* periods of compensation left */
 };
 
@@ -388,22 +394,59 @@ static void fnv_d2fq_enqueue(struct fnv_data *fd, struct fnv_tenant *tn)
 	d2fq_arb_add(&fd->arb, &tn->d2, fnv_d2fq_class(fd, &tn->d2));
 }
 
+/*
+ * Take every tenant off the class lists, handing those with requests to
+ * @moved (parked ones just leave).
+ */
+static void fnv_d2fq_clear(struct fnv_data *fd,
+			   void (*moved)(struct fnv_data *fd,
+					 struct fnv_tenant *tn))
+{
+	struct fnv_tenant *tn;
+	int i;
+
+	lockdep_assert_held(&fd->lock);
+	for (i = 0; i < D2FQ_NR_CLASSES; i++) {
+		while (!list_empty(&fd->arb.cls[i])) {
+			bool parked;
+
+			tn = list_first_entry(&fd->arb.cls[i],
+					      struct fnv_tenant, d2.node);
+			parked = tn->d2.parked;
+			d2fq_arb_del(&fd->arb, &tn->d2);
+			if (!parked && moved)
+				moved(fd, tn);
+		}
+	}
+}
+
 /* @tn got its first queued request: join the policy of the mode. */
 static void fnv_tenant_backlogged(struct fnv_data *fd, struct fnv_tenant *tn)
 {
-	if (fd->wrr_mode == FNV_WRR_SOFT)
-		fnv_d2fq_enqueue(fd, tn);
-	else
+	if (fd->wrr_mode != FNV_WRR_SOFT) {
 		fnv_flow_activate(&fd->sched, &tn->flow);
+	} else if (!d2fq_arb_unpark(&fd->arb, &tn->d2,
+				    fnv_d2fq_class(fd, &tn->d2))) {
+		fnv_d2fq_enqueue(fd, tn);
+	}
 }
 
-/* @tn has no queued request left: leave whichever policy holds it. */
+/*
+ * @tn has no queued request left: leave whichever policy holds it. Under
+ * D2FQ it keeps its turn (parked) while its cgroup is online: no request
+ * holds its blkg then, and fnv_pd_offline() takes it off before the blkg
+ * can go.
+ */
 static void fnv_tenant_drained(struct fnv_data *fd, struct fnv_tenant *tn)
 {
-	if (tn->d2.cls >= 0)
-		d2fq_arb_del(&fd->arb, &tn->d2);
-	else
+	if (tn->d2.cls >= 0) {
+		if (tn->offline)
+			d2fq_arb_del(&fd->arb, &tn->d2);
+		else
+			d2fq_arb_park(&fd->arb, &tn->d2);
+	} else {
 		fnv_flow_deactivate(&fd->sched, &tn->flow);
+	}
 }
 
 static void fnv_insert_request(struct fnv_data *fd, struct request *rq,
@@ -561,6 +604,9 @@ static struct request *fnv_d2fq_next(struct fnv_data *fd, int *cls)
 			d2fq_arb_del(&fd->arb, f);
 			d2fq_arb_add(&fd->arb, f, c);
 		}
+	} else {
+		/* its last request: parked at the end of the rotation */
+		list_move_tail(&f->node, &fd->arb.cls[f->cls]);
 	}
 	return rq;
 }
@@ -592,8 +638,10 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	rq = list_first_entry_or_null(&fd->head, struct request, queuelist);
 	if (rq) {
 		cls = -2;
-	} else if (fd->arb.nr_flows) {
+	} else if (fd->arb.nr_flows) {	/* parked or with requests */
 		rq = fnv_d2fq_next(fd, &cls);
+		if (!rq)	/* parked tenants only */
+			goto unlock;
 	} else {
 		struct fnv_flow *f = fnv_sched_pick(&fd->sched);
 
@@ -619,17 +667,32 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	fnv_rq_set_depth(rq, atomic_inc_return(&fd->inflight));
 	if (tn && fd->wrr_mode == FNV_WRR_SOFT)
 		fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_D2FQ);
-	if (tn && !(rq->internal_tag % FNV_SAMPLE_EVERY)) {
-		/* the device time starts now; blk-stat would stamp it too */
-		rq->io_start_time_ns = ktime_get_ns();
-		fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_INFLIGHT |
-				 FNV_RQ_SAMPLE);
+	if (tn) {
+		u64 now = ktime_get_ns();
+		u64 head = max(rq->start_time_ns, tn->disp_at);
+
+		tn->disp_at = now;
+		if (!(rq->internal_tag % FNV_SAMPLE_EVERY)) {
+			/*
+			 * The device time starts now (blk-stat would stamp it
+			 * too); fifo_time, ours and unused once the request
+			 * left our lists, keeps how long it waited since it
+			 * became the oldest of its tenant.
+			 */
+			rq->io_start_time_ns = now;
+			rq->fifo_time = now > head ? now - head : 0;
+			fnv_rq_set_flags(rq, fnv_rq_flags(rq) |
+					 FNV_RQ_INFLIGHT | FNV_RQ_SAMPLE);
+		} else {
+			fnv_rq_set_flags(rq, (fnv_rq_flags(rq) &
+					      ~FNV_RQ_SAMPLE) |
+					 FNV_RQ_INFLIGHT);
+		}
+		atomic_inc(&tn->inflight);
 	} else {
 		fnv_rq_set_flags(rq, (fnv_rq_flags(rq) & ~FNV_RQ_SAMPLE) |
 				 FNV_RQ_INFLIGHT);
 	}
-	if (tn)
-		atomic_inc(&tn->inflight);
 	if (trace_fairnvme_dispatch_enabled())
 		fnv_trace_dispatch(fd, tn, cost, cls);
 unlock:
@@ -687,6 +750,7 @@ static void fnv_completed_request(struct request *rq, u64 now)
 	dev = rq->io_start_time_ns && now > rq->io_start_time_ns ?
 	      now - rq->io_start_time_ns : 0;
 	atomic64_add(lat, &tn->acc_lat);
+	atomic64_add(rq->fifo_time, &tn->acc_head);
 	atomic64_add(dev, &tn->acc_dev);
 	atomic64_add(div64_u64(dev, max(fnv_rq_depth(rq), 1UL)),
 		     &tn->acc_svc[t]);
@@ -827,6 +891,7 @@ static void fnv_take_sample(struct fnv_tenant *tn, struct fnv_sample *smp)
 	int t;
 
 	smp->lat_sum = atomic64_xchg(&tn->acc_lat, 0);
+	smp->head_sum = atomic64_xchg(&tn->acc_head, 0);
 	smp->dev_sum = atomic64_xchg(&tn->acc_dev, 0);
 	smp->nr = 0;
 	for (t = 0; t < 2; t++) {
@@ -843,6 +908,7 @@ static void fnv_read_params(struct fnv_data *fd, struct fnv_ctl_params *p)
 	p->ku_ppm = READ_ONCE(fd->ctl.ku_ppm);
 	p->kd_ppm = READ_ONCE(fd->ctl.kd_ppm);
 	p->beta = READ_ONCE(fd->ctl.beta);
+	p->signal = READ_ONCE(fd->ctl.signal);
 	if (p->thresh_min >= p->thresh_max)	/* mid-update: keep going */
 		p->thresh_max = p->thresh_min + 1;
 }
@@ -999,8 +1065,9 @@ static void fnv_ctl_workfn(struct work_struct *work)
 	struct request_queue *q = fd->q;
 	struct fnv_ctl_params p;
 	struct blkcg_gq *blkg;
-	u64 dev_sum = 0, nr = 0;
+	u64 dev_sum = 0, nr = 0, wsum = 0;
 	bool comp = false;
+	u32 wn = 0;
 	u64 b_total;
 
 	fnv_read_params(fd, &p);
@@ -1009,6 +1076,7 @@ static void fnv_ctl_workfn(struct work_struct *work)
 		struct fnv_tenant *tn;
 		struct fnv_sample smp;
 		enum fnv_state old;
+		u32 w;
 
 		tn = pd_to_tenant(blkg_to_pd(blkg, &fnv_policy));
 		if (!tn)
@@ -1016,6 +1084,14 @@ static void fnv_ctl_workfn(struct work_struct *work)
 		fnv_take_sample(tn, &smp);
 		dev_sum += smp.dev_sum;
 		nr += smp.nr;
+		w = READ_ONCE(tn->cfg_weight);
+		if (smp.nr) {
+			wsum += w;
+			wn++;
+		}
+		/* head latency as at the mean weight: weight / mean */
+		if (fd->w_mean)
+			smp.head_scale = div_u64((u64)w << 10, fd->w_mean);
 		old = tn->ctl.state;
 		if (fnv_ctl_period(&tn->ctl, &smp, &p))
 			comp = true;
@@ -1026,11 +1102,15 @@ static void fnv_ctl_workfn(struct work_struct *work)
 					     fnv_tenant_cgid(tn), old,
 					     tn->ctl.state, tn->ctl.mult,
 					     tn->eff_weight,
-					     div_u64(tn->ctl.lat, NSEC_PER_USEC),
+					     div_u64(p.signal == FNV_LAT_QUEUE ?
+						     tn->ctl.lat :
+						     tn->ctl.head,
+						     NSEC_PER_USEC),
 					     div_u64(tn->ctl.thresh_cur,
 						     NSEC_PER_USEC));
 	}
 
+	fd->w_mean = wn ? div_u64(wsum, wn) : 0;
 	fnv_adapt_depth(fd, nr ? div64_u64(dev_sum, nr) : 0);
 
 	if (comp)
@@ -1128,10 +1208,10 @@ static void fnv_exit_sched(struct elevator_queue *e)
 {
 	struct fnv_data *fd = e->elevator_data;
 
-	WARN_ON_ONCE(fd->nr_queued || fd->sched.nr_backlogged ||
-		     fd->arb.nr_flows);
 	cancel_delayed_work_sync(&fd->ctl_work);
 	spin_lock(&fd->lock);
+	fnv_d2fq_clear(fd, NULL);	/* parked tenants only, or a bug */
+	WARN_ON_ONCE(fd->nr_queued || fd->sched.nr_backlogged);
 	fnv_sched_drain(&fd->sched);
 	spin_unlock(&fd->lock);
 	fnv_deactivate_policy(fd->q, &fnv_policy);
@@ -1307,6 +1387,32 @@ static ssize_t fnv_cost_model_store(struct elevator_queue *e,
 	return count;
 }
 
+static const char * const fnv_lat_signals[] = {
+	[FNV_LAT_HEAD] = "head",
+	[FNV_LAT_QUEUE] = "queue",
+};
+
+static ssize_t fnv_state_latency_show(struct elevator_queue *e, char *page)
+{
+	struct fnv_data *fd = e->elevator_data;
+
+	return fnv_show_choice(page, fnv_lat_signals,
+			       ARRAY_SIZE(fnv_lat_signals),
+			       READ_ONCE(fd->ctl.signal));
+}
+
+static ssize_t fnv_state_latency_store(struct elevator_queue *e,
+				       const char *page, size_t count)
+{
+	struct fnv_data *fd = e->elevator_data;
+	int m = sysfs_match_string(fnv_lat_signals, page);
+
+	if (m < 0)
+		return -EINVAL;
+	WRITE_ONCE(fd->ctl.signal, m);
+	return count;
+}
+
 static const char * const fnv_wrr_modes[] = {
 	[FNV_WRR_SOFT] = "soft",
 	[FNV_WRR_OFF] = "off",
@@ -1325,6 +1431,11 @@ static ssize_t fnv_wrr_mode_show(struct elevator_queue *e, char *page)
  * policy's lists to the other's, under the lock, so that every queued
  * request stays reachable.
  */
+static void fnv_wrr_activate(struct fnv_data *fd, struct fnv_tenant *tn)
+{
+	fnv_flow_activate(&fd->sched, &tn->flow);
+}
+
 static void fnv_wrr_migrate(struct fnv_data *fd)
 {
 	struct list_head *drr[] = { &fd->sched.active, &fd->sched.expired };
@@ -1333,15 +1444,7 @@ static void fnv_wrr_migrate(struct fnv_data *fd)
 
 	lockdep_assert_held(&fd->lock);
 	if (fd->wrr_mode == FNV_WRR_OFF) {
-		for (i = 0; i < D2FQ_NR_CLASSES; i++) {
-			while (!list_empty(&fd->arb.cls[i])) {
-				tn = list_first_entry(&fd->arb.cls[i],
-						      struct fnv_tenant,
-						      d2.node);
-				d2fq_arb_del(&fd->arb, &tn->d2);
-				fnv_flow_activate(&fd->sched, &tn->flow);
-			}
-		}
+		fnv_d2fq_clear(fd, fnv_wrr_activate);
 		return;
 	}
 	for (i = 0; i < ARRAY_SIZE(drr); i++) {
@@ -1408,7 +1511,8 @@ static ssize_t fnv_tenants_show(struct elevator_queue *e, char *page)
 	struct fnv_data *fd = e->elevator_data;
 
 	return sysfs_emit(page, "%u\n", READ_ONCE(fd->sched.nr_backlogged) +
-			  READ_ONCE(fd->arb.nr_flows));
+			  READ_ONCE(fd->arb.nr_flows) -
+			  READ_ONCE(fd->arb.nr_parked));
 }
 
 #define FNV_ATTR_RW(name) \
@@ -1430,6 +1534,7 @@ static struct elv_fs_entry fnv_attrs[] = {
 	FNV_ATTR_RW(ku_ppm),
 	FNV_ATTR_RW(kd_ppm),
 	FNV_ATTR_RW(beta_permille),
+	FNV_ATTR_RW(state_latency),
 	FNV_ATTR_RW(wrr_mode),
 	FNV_ATTR_RW(tau_l_bytes),
 	FNV_ATTR_RW(hl_period_ms),
@@ -1527,6 +1632,25 @@ static void fnv_pd_init(struct blkg_policy_data *pd)
 	tn->eff_weight = tn->cfg_weight;
 	fnv_flow_init(&tn->flow, tn->cfg_weight);
 	tn->d2.weight = tn->cfg_weight;
+}
+
+/*
+ * The cgroup is being removed (or the policy deactivated), under the queue
+ * lock: a parked tenant leaves the class lists, and none parks again. One
+ * with requests stays until they are gone; they hold its blkg.
+ */
+static void fnv_pd_offline(struct blkg_policy_data *pd)
+{
+	struct fnv_tenant *tn = pd_to_tenant(pd);
+	struct fnv_data *fd = fnv_q_data(pd->blkg->q);
+
+	if (!fd)
+		return;
+	spin_lock(&fd->lock);
+	tn->offline = true;
+	if (tn->d2.parked)
+		d2fq_arb_del(&fd->arb, &tn->d2);
+	spin_unlock(&fd->lock);
 }
 
 static void fnv_pd_free(struct blkg_policy_data *pd)
@@ -1676,11 +1800,12 @@ static u64 fnv_prfill_stat(struct seq_file *sf, struct blkg_policy_data *pd,
 		gvt = d2fq_gvt_vt(atomic64_read(&fd->gvt));
 	}
 	c = READ_ONCE(tn->d2.cls);
-	seq_printf(sf, "%s state=%s weight=%u eff_weight=%u sched_weight=%u budget=%lld comp_budget=%llu lat_us=%llu dev_us=%llu thresh_min_us=%llu thresh_cur_us=%llu thresh_max_us=%llu rcost_us=%llu wcost_us=%llu wratio=%u",
+	seq_printf(sf, "%s state=%s weight=%u eff_weight=%u sched_weight=%u budget=%lld comp_budget=%llu lat_us=%llu head_us=%llu dev_us=%llu thresh_min_us=%llu thresh_cur_us=%llu thresh_max_us=%llu rcost_us=%llu wcost_us=%llu wratio=%u",
 		   dname, fnv_state_name(tn->ctl.state),
 		   READ_ONCE(tn->cfg_weight), tn->eff_weight,
 		   READ_ONCE(tn->flow.weight), READ_ONCE(tn->flow.budget),
 		   tn->eq5_budget, div_u64(tn->ctl.lat, NSEC_PER_USEC),
+		   div_u64(tn->ctl.head, NSEC_PER_USEC),
 		   div_u64(tn->ctl.dev, NSEC_PER_USEC),
 		   div_u64(thmin, NSEC_PER_USEC),
 		   div_u64(tn->ctl.thresh_cur, NSEC_PER_USEC),
@@ -1743,6 +1868,7 @@ static struct blkcg_policy fnv_policy = {
 	.cpd_free_fn	= fnv_cpd_free,
 	.pd_alloc_fn	= fnv_pd_alloc,
 	.pd_init_fn	= fnv_pd_init,
+	.pd_offline_fn	= fnv_pd_offline,
 	.pd_free_fn	= fnv_pd_free,
 };
 

@@ -57,12 +57,20 @@ struct d2fq_flow {
 	u16 id;			/* D2FQ_ID_NONE: never holds gvt */
 	s8 cls;			/* class list it is on, -1: none */
 	bool active;		/* counted in gvt (queued, in flight, grace) */
+	bool parked;		/* on a class list with nothing queued */
 };
 
 /*
- * The software arbiter: one list of flows per class. A flow is on the list
- * of the class of its next request while it has requests queued; after
- * each dispatch it goes to the tail of its (new) class.
+ * The software arbiter: one list of flows per class, in the order the
+ * round robin within the class serves them. A flow is on the list of the
+ * class of its next request while it has requests queued; after each
+ * dispatch it goes to the tail of its (new) class. A flow whose last
+ * request was dispatched stays on its list, parked: like an empty NVMe
+ * submission queue it keeps its turn, so that a tenant with one request
+ * at a time is served when the rotation comes back to it instead of
+ * queueing up behind every other flow again. The arbiter takes a parked
+ * flow off when it reaches it still empty, so each park costs at most one
+ * extra step: O(1) amortized.
  */
 struct d2fq_arb {
 	struct list_head cls[D2FQ_NR_CLASSES];
@@ -72,7 +80,8 @@ struct d2fq_arb {
 	u32 cur;		/* class being served */
 	u32 run;		/* requests served from @cur in a row */
 	u32 hl;			/* H/L ratio: weight[HIGH] / weight[LOW] */
-	u32 nr_flows;		/* flows on the class lists */
+	u32 nr_flows;		/* flows on the class lists, parked or not */
+	u32 nr_parked;		/* of which parked */
 };
 
 /* Signed distance from @b to @a in virtual time (wrap safe). */
@@ -159,11 +168,21 @@ void d2fq_arb_init(struct d2fq_arb *a, u32 hl, u32 burst);
 void d2fq_arb_set_hl(struct d2fq_arb *a, u32 hl);
 /* Queue @f (not on any list) at the tail of class @c. */
 void d2fq_arb_add(struct d2fq_arb *a, struct d2fq_flow *f, enum d2fq_class c);
-/* Take @f off its class list (no-op if it is on none). */
+/* Take @f off its class list (no-op if it is on none); unparks it. */
 void d2fq_arb_del(struct d2fq_arb *a, struct d2fq_flow *f);
+/* @f, on a class list, has nothing queued any more: it keeps its turn. */
+void d2fq_arb_park(struct d2fq_arb *a, struct d2fq_flow *f);
+/*
+ * @f has a request again, of class @c. If it is still parked it resumes
+ * its turn (at the tail of @c if its class changed) and true is returned;
+ * otherwise the caller queues it with d2fq_arb_add().
+ */
+bool d2fq_arb_unpark(struct d2fq_arb *a, struct d2fq_flow *f,
+		     enum d2fq_class c);
 /*
  * The flow to serve next: the head of the urgent list if any, else of the
- * class the weighted round robin is at. NULL when no flow is queued. O(1).
+ * class the weighted round robin is at; parked flows met at a head are
+ * dropped. NULL when no flow has requests. O(1) amortized.
  */
 struct d2fq_flow *d2fq_arb_pick(struct d2fq_arb *a);
 

@@ -6,7 +6,7 @@
 # is accepted (so that the rejections are not just a read-only file).
 . /tests/lib.sh
 
-tap_plan 100
+tap_plan 104
 fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_dev) || tap_fail_rest "no nvme device"
 # a fresh instance, with every tunable at its default
@@ -55,6 +55,9 @@ done
 for v in "" sof hard 1 "soft off"; do
 	expect_einval "$io/wrr_mode" "$v"
 done
+for v in "" insertion "head queue"; do
+	expect_einval "$io/state_latency" "$v"
+done
 for v in 0 511 1073741825 8k x; do
 	expect_einval "$io/tau_l_bytes" "$v"
 done
@@ -68,6 +71,8 @@ check "read-only hl_ratio and gvt refuse writes" sh -c \
 	"! (echo 5 >$io/hl_ratio) 2>/dev/null && ! (echo 5 >$io/gvt) 2>/dev/null && [ \$(cat $io/hl_ratio) -ge 3 ] && [ \$(cat $io/hl_ratio) -le 256 ]"
 check "wrr_mode accepts off and soft" sh -c \
 	"echo off >$io/wrr_mode && grep -qx 'soft \[off\]' $io/wrr_mode && echo soft >$io/wrr_mode && grep -qx '\[soft\] off' $io/wrr_mode"
+check "state_latency defaults to head, accepts queue and head" sh -c \
+	"grep -qx '\[head\] queue' $io/state_latency && echo queue >$io/state_latency && grep -qx 'head \[queue\]' $io/state_latency && echo head >$io/state_latency && grep -qx '\[head\] queue' $io/state_latency"
 check "tau_l_bytes accepts 512 and 83886 (its default)" sh -c \
 	"grep -qx 83886 $io/tau_l_bytes && echo 512 >$io/tau_l_bytes && grep -qx 512 $io/tau_l_bytes && echo 83886 >$io/tau_l_bytes"
 check "max_inflight accepts 64" sh -c "echo 64 >$io/max_inflight && grep -qx 64 $io/max_inflight"

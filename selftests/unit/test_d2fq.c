@@ -343,6 +343,149 @@ static void test_arb(void)
 }
 
 /*
+ * Parking: a flow whose last request went keeps its turn in the rotation
+ * of its class; the arbiter drops it when it gets there still empty.
+ */
+static void test_park(void)
+{
+	struct d2fq_flow f[4], *p;
+	struct d2fq_arb a;
+	int i;
+
+	d2fq_arb_init(&a, 3, 1);
+	for (i = 0; i < 4; i++) {
+		d2fq_flow_init(&f[i], i + 1, 100);
+		d2fq_arb_add(&a, &f[i], D2FQ_HIGH);
+	}
+	/* f0 served with its last request: to the tail, parked */
+	p = d2fq_arb_pick(&a);
+	list_move_tail(&p->node, &a.cls[D2FQ_HIGH]);
+	d2fq_arb_park(&a, p);
+	tap_ok(p == &f[0] && f[0].parked && f[0].cls == D2FQ_HIGH &&
+	       a.nr_flows == 4 && a.nr_parked == 1,
+	       "a drained flow stays on its list, parked");
+	/* f1 served (stays backlogged): order now f2 f3 f0 f1 */
+	p = d2fq_arb_pick(&a);
+	list_move_tail(&p->node, &a.cls[D2FQ_HIGH]);
+	tap_ok(d2fq_arb_unpark(&a, &f[0], D2FQ_HIGH) && !f[0].parked &&
+	       !a.nr_parked, "a new request unparks it in place");
+	tap_ok(!d2fq_arb_unpark(&a, &f[0], D2FQ_HIGH),
+	       "unpark of a flow that is not parked returns false");
+	{
+		int seq[4], k;
+
+		for (k = 0; k < 4; k++) {
+			p = d2fq_arb_pick(&a);
+			list_move_tail(&p->node, &a.cls[p->cls]);
+			seq[k] = p - f;
+		}
+		tap_ok(seq[0] == 2 && seq[1] == 3 && seq[2] == 0 &&
+		       seq[3] == 1,
+		       "it is served in its turn, before the flow served after it (%d %d %d %d)",
+		       seq[0], seq[1], seq[2], seq[3]);
+	}
+
+	/* still empty when its turn comes: dropped, no credit spent */
+	d2fq_arb_init(&a, 3, 1);
+	for (i = 0; i < 3; i++) {
+		d2fq_flow_init(&f[i], i + 1, 100);
+		d2fq_arb_add(&a, &f[i], D2FQ_HIGH);
+	}
+	d2fq_arb_park(&a, &f[0]);
+	p = d2fq_arb_pick(&a);
+	tap_ok(p == &f[1] && f[0].cls == -1 && !f[0].parked &&
+	       a.nr_flows == 2 && !a.nr_parked,
+	       "a parked flow reached empty is dropped and the next one served");
+	tap_ok(a.credit[D2FQ_HIGH] == 2,
+	       "the dropped flow spent no credit (%u of 3 left)",
+	       a.credit[D2FQ_HIGH]);
+
+	/* unparked into another class: tail of that class */
+	d2fq_arb_add(&a, &f[3], D2FQ_LOW);
+	d2fq_arb_park(&a, &f[1]);
+	tap_ok(d2fq_arb_unpark(&a, &f[1], D2FQ_LOW) && f[1].cls == D2FQ_LOW &&
+	       list_last_entry(&a.cls[D2FQ_LOW], struct d2fq_flow, node) ==
+	       &f[1] && a.nr_flows == 3,
+	       "unparked with another class: at the tail of that class");
+
+	/* only parked flows: nothing to serve, all dropped */
+	for (i = 1; i < 4; i++)
+		d2fq_arb_park(&a, &f[i]);
+	d2fq_arb_park(&a, &f[1]);
+	tap_ok(a.nr_parked == 3, "parking twice counts once (%u parked)",
+	       a.nr_parked);
+	tap_ok(!d2fq_arb_pick(&a) && a.nr_flows == 0 &&
+	       !a.nr_parked &&
+	       list_empty(&a.cls[D2FQ_HIGH]) && list_empty(&a.cls[D2FQ_LOW]),
+	       "only parked flows: pick returns NULL and drops them all");
+	d2fq_arb_park(&a, &f[0]);
+	tap_ok(!f[0].parked, "a flow on no list cannot be parked");
+}
+
+/*
+ * A flow with one request at a time (QD1) among three always-backlogged
+ * flows of the same class, device depth 1, one tick per request; the QD1
+ * flow's next request arrives one tick after its previous one was
+ * dispatched. Counts the dispatches it waits for. Parked, it keeps its
+ * turn: it waits for the two flows ahead of it. Without parking (taken
+ * off the list and queued at the tail again) it waits for all three.
+ */
+static void qd1_waits(bool park, int *max_wait, double *share)
+{
+	struct d2fq_flow f[4];
+	struct d2fq_arb a;
+	int i, t, arrive = -1, wait = 0, mine = 0, n = 0;
+	bool queued = true;
+
+	d2fq_arb_init(&a, 3, 1);
+	*max_wait = 0;
+	for (i = 0; i < 4; i++) {
+		d2fq_flow_init(&f[i], i + 1, 100);
+		d2fq_arb_add(&a, &f[i], D2FQ_HIGH);
+	}
+	for (t = 0; t < 4000; t++) {
+		struct d2fq_flow *p;
+
+		if (!queued && t == arrive) {
+			queued = true;
+			if (!d2fq_arb_unpark(&a, &f[0], D2FQ_HIGH))
+				d2fq_arb_add(&a, &f[0], D2FQ_HIGH);
+			wait = 0;
+		}
+		p = d2fq_arb_pick(&a);
+		list_move_tail(&p->node, &a.cls[D2FQ_HIGH]);
+		n++;
+		if (p != &f[0]) {
+			wait += queued;
+			continue;
+		}
+		mine++;
+		if (wait > *max_wait)
+			*max_wait = wait;
+		queued = false;
+		arrive = t + 2;
+		if (park)
+			d2fq_arb_park(&a, p);
+		else
+			d2fq_arb_del(&a, p);
+	}
+	*share = (double)mine / n;
+}
+
+static void test_park_qd1(void)
+{
+	double share;
+	int w;
+
+	qd1_waits(true, &w, &share);
+	tap_ok(w == 2, "QD1 flow, parked: waits for at most 2 dispatches (%d)",
+	       w);
+	tap_near(share, 0.25, 0.01, "QD1 flow, parked: a quarter of the dispatches");
+	qd1_waits(false, &w, &share);
+	tap_ok(w == 3, "QD1 flow, not parked: waits for 3 (%d)", w);
+}
+
+/*
  * Closed-loop simulation of the policy as the elevator runs it: flows
  * always backlogged; the arbiter picks, the flow's next class follows
  * Eq. 1; the device holds DEPTH requests and serves them in order, at
@@ -470,6 +613,8 @@ int main(void)
 	test_eq23();
 	test_period();
 	test_arb();
+	test_park();
+	test_park_qd1();
 	test_sim();
 	return tap_done();
 }

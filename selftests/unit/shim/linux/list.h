@@ -76,6 +76,8 @@ static inline void list_splice_init(struct list_head *from,
 }
 
 #define list_entry(ptr, type, member) container_of(ptr, type, member)
+#define list_last_entry(h, type, member) \
+	list_entry((h)->prev, type, member)
 #define list_first_entry(head, type, member) \
 	list_entry((head)->next, type, member)
 #define list_for_each(pos, head) \
