@@ -4,14 +4,18 @@
 # FairNVMe's "extreme workloads" (paper, 5.4) on the throttled NVMe, equal
 # weights: A 4 KiB random reads n1d1, B 4 KiB random writes n8d32, C and D
 # 70/30 random read/write n4d4. Each runs alone (under none: the device by
-# itself), then all together under none and under fairnvme. Slowdown =
+# itself), then all together under none, bfq and fairnvme. Slowdown =
 # shared mean latency / alone mean latency; fairness = min / max slowdown.
-# Asserted: total IOPS with fairnvme at least 90 % of none's and a fairness
-# index at least 1.5x none's. The issue's targets (fairness and A's p99 each
-# 2x better than none) are printed, not asserted: on this device they are
-# not met (see the closing note of the FairNVMe issue). QEMU's throttle
-# queues reads and writes apart, so under none A's reads do not wait behind
-# B's writes; an equal share caps A near a quarter of the device.
+#
+# Asserted: fairnvme's fairness index at least 2x none's (the issue's
+# target), its total IOPS at least 90 % of none's, and A served: at least
+# 0.175 of the IOPS (an equal share, 0.25, -30 %). The issue's other
+# target, A's p99 2x better than none's, is printed, not asserted: with
+# equal weights A's fair share of the ~2000 IOPS device is ~500 IOPS, so
+# by Little's law its mean latency is ~2 ms whoever schedules, while under
+# none A's p99 is 4 to 7 ms (QEMU's throttle queues reads apart from B's
+# writes, so A does not wait behind them); under fairnvme it varied from 5
+# to 9 ms. See the closing note of the FairNVMe issue.
 . /tests/lib.sh
 
 FNV_TUNE="tau_l_bytes=$FNV_TAU_EMU"
@@ -25,7 +29,7 @@ FNV_TARGS_C="$COMMON --rw=randrw --rwmixread=70 --numjobs=4 --iodepth=4"
 FNV_TARGS_D="$FNV_TARGS_C"
 TENANTS="A B C D"
 
-tap_plan 5
+tap_plan 6
 fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_dev) || tap_fail_rest "no nvme device"
 
@@ -43,9 +47,11 @@ for s in none bfq fairnvme; do
 done
 # shellcheck disable=SC2154
 diag "fairness index: none $fi_none bfq $fi_bfq fairnvme $fi_fairnvme; A p99 us: none $p99_none bfq $p99_bfq fairnvme $p99_fairnvme; total IOPS: none $iops_none bfq $iops_bfq fairnvme $iops_fairnvme"
-diag "targets: fairness index fairnvme/none $(fcalc "$fi_fairnvme / ($fi_none + 1e-9)") (2), A's p99 none/fairnvme $(fcalc "$p99_none / ($p99_fairnvme + 1e-9)") (2)"
-assert_ge "fairness index fairnvme/none" "$(fcalc "$fi_fairnvme / ($fi_none + 1e-9)")" 1.5
+a_share=$(fcalc "$(tenant_iops A) / ($iops_fairnvme + 1e-9)")
+diag "targets: fairness index fairnvme/none $(fcalc "$fi_fairnvme / ($fi_none + 1e-9)") (2), A's p99 none/fairnvme $(fcalc "$p99_none / ($p99_fairnvme + 1e-9)") (2, not asserted); A's IOPS share $a_share"
+assert_ge "fairness index fairnvme/none" "$(fcalc "$fi_fairnvme / ($fi_none + 1e-9)")" 2
 assert_ge "total IOPS fairnvme/none" "$(fcalc "$iops_fairnvme / ($iops_none + 1e-9)")" 0.9
+assert_ge "A's IOPS share with fairnvme (equal share 0.25, -30%)" "$a_share" 0.175
 for t in $TENANTS; do
 	cg_destroy $t
 done

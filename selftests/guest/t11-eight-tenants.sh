@@ -6,8 +6,8 @@
 # throttled NVMe. Each runs alone under none, then all together under none,
 # mq-deadline, bfq and fairnvme in the same boot. Fairness index = min / max
 # slowdown. Asserted: fairnvme's total IOPS at least 90 % of none's, and its
-# fairness index not below none's; the issue's target (1.5x none's) is
-# printed with every scheduler's index.
+# fairness index at least 1.5x none's (the issue's target; none's index is
+# ~0.007 here, fairnvme's 0.47 to 0.50); every scheduler's index is printed.
 . /tests/lib.sh
 
 FNV_TUNE="tau_l_bytes=$FNV_TAU_EMU"
@@ -40,7 +40,7 @@ done
 # shellcheck disable=SC2154
 diag "fairness index vs none: mq-deadline $(fcalc "$fi_mq_deadline / $fi_none") bfq $(fcalc "$fi_bfq / $fi_none") fairnvme $(fcalc "$fi_fairnvme / $fi_none") (target 1.5)"
 assert_ge "total IOPS fairnvme/none" "$(fcalc "$iops_fairnvme / ($iops_none + 1e-9)")" 0.9
-assert_ge "fairness index fairnvme/none" "$(fcalc "$fi_fairnvme / ($fi_none + 1e-9)")" 1.0
+assert_ge "fairness index fairnvme/none" "$(fcalc "$fi_fairnvme / ($fi_none + 1e-9)")" 1.5
 for t in $TENANTS; do
 	cg_destroy $t
 done
