@@ -2,57 +2,97 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install the Debian 12 packages that building fairnvme and running its
-# guest tests need, and only those that are missing. Idempotent; needs root
-# when something is missing.
+# tests need, and only those that are missing. Idempotent; needs root when
+# something is missing. Says what it installs and, on any failure, prints
+# one line that says why before it exits non-zero.
+#
+# Environment: KVER picks the kernel (e.g. 6.1.0-41-amd64); default: the
+# newest installed linux-headers-6.1.*-amd64, else Debian 12's default
+# kernel (linux-image-amd64, linux-headers-amd64).
 set -euo pipefail
 
+die() {
+	echo "install-deps: error: $*" >&2
+	exit 1
+}
+trap 'rc=$?; echo "install-deps: error: \"$BASH_COMMAND\" failed (exit $rc, line $LINENO)" >&2; exit $rc' ERR
+
+[ -r /etc/debian_version ] && command -v apt-get >/dev/null 2>&1 ||
+	die "this is not a Debian system with apt-get: install by hand what README.md lists"
+
 need=()
+why=()
+want() { # want PACKAGE REASON
+	need+=("$1")
+	why+=("$1 ($2)")
+}
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
 
-have_cmd gcc || need+=(gcc)
-# the unit tests are user-space C: libc headers (gcc only recommends them)
-[ -e /usr/include/stdio.h ] || need+=(libc6-dev)
-have_cmd make || need+=(make)
-have_cmd qemu-system-x86_64 || need+=(qemu-system-x86)
-have_cmd fio || need+=(fio)
-have_cmd cpio || need+=(cpio)
-have_cmd xz || need+=(xz-utils)
-have_cmd depmod || need+=(kmod)
-have_cmd gzip || need+=(gzip)
-# a static busybox for the guest initramfs
-if ! { [ -x /bin/busybox ] && file -L /bin/busybox 2>/dev/null | grep -q static; } &&
-	! dpkg -s busybox-static >/dev/null 2>&1; then
-	need+=(busybox-static)
+have_cmd make || want make "the build and test entry points"
+have_cmd gcc || want gcc "module and unit tests"
+# gcc only recommends the libc headers, and --no-install-recommends skips them
+[ -e /usr/include/stdio.h ] || want libc6-dev "the user-space unit tests"
+have_cmd qemu-system-x86_64 || want qemu-system-x86 "the test guest"
+have_cmd fio || want fio "the I/O load in the guest"
+have_cmd cpio || want cpio "the guest initramfs"
+have_cmd xz || want xz-utils "unpacking linux-source"
+have_cmd depmod || want kmod "the guest's module tree"
+have_cmd gzip || want gzip "the guest initramfs"
+# a static busybox is the guest's userland
+if ! [ -x /bin/busybox ] || ldd /bin/busybox >/dev/null 2>&1; then
+	want busybox-static "the guest's shell and tools"
 fi
-have_cmd file || need+=(file)
 
 # Kernel: headers to build against, the same version's image for the guest,
 # and the same series' source for the private block/ headers.
+newest_headers() { # newest installed /usr/src/linux-headers-6.1.*-amd64, or nothing
+	local d best=""
+	for d in /usr/src/linux-headers-6.1.*-amd64; do
+		[ -d "$d" ] || continue
+		best=$(printf '%s\n%s\n' "$best" "${d#/usr/src/linux-headers-}" |
+			sed '/^$/d' | sort -V | tail -n 1)
+	done
+	echo "$best"
+}
 kver=${KVER:-}
+[ -n "$kver" ] || kver=$(newest_headers)
 if [ -z "$kver" ]; then
-	kver=$(ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null |
-		sed 's|.*/linux-headers-||' | sort -V | tail -n 1)
-fi
-if [ -z "$kver" ]; then
-	need+=(linux-headers-amd64 linux-image-amd64)
+	want linux-headers-amd64 "Debian 12's kernel headers, to build the module"
+	want linux-image-amd64 "Debian 12's kernel, booted in the test guest"
 	series=6.1
 else
-	[ -e "/boot/vmlinuz-$kver" ] || need+=("linux-image-$kver")
-	[ -d "/lib/modules/$kver/kernel" ] || need+=("linux-image-$kver")
+	[ -e "/usr/src/linux-headers-$kver/Makefile" ] ||
+		want "linux-headers-$kver" "to build the module"
+	{ [ -e "/boot/vmlinuz-$kver" ] && [ -d "/lib/modules/$kver/kernel" ]; } ||
+		want "linux-image-$kver" "booted in the test guest"
 	series=$(echo "$kver" | cut -d. -f1-2)
 fi
-[ -f "/usr/src/linux-source-$series.tar.xz" ] || need+=("linux-source-$series")
+[ -f "/usr/src/linux-source-$series.tar.xz" ] ||
+	want "linux-source-$series" "the kernel's private block/ headers"
 
 if [ ${#need[@]} -eq 0 ]; then
-	echo "install-deps: everything is installed (kernel ${kver})"
+	echo "install-deps: everything is installed (kernel $kver)"
 	exit 0
 fi
-mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u)
-echo "install-deps: installing ${need[*]}"
+echo "install-deps: missing:"
+printf '  %s\n' "${why[@]}"
 if [ "$(id -u)" != 0 ]; then
-	echo "install-deps: not root; run: sudo apt-get install ${need[*]}" >&2
-	exit 1
+	die "not root; run as root, or: apt-get install ${need[*]}"
 fi
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-apt-get install -y -q --no-install-recommends "${need[@]}"
+echo "install-deps: apt-get update"
+apt-get update -q >/tmp/fairnvme-apt-update.log 2>&1 ||
+	die "apt-get update failed (no network or no Debian mirror?): $(tail -n 1 /tmp/fairnvme-apt-update.log)"
+echo "install-deps: apt-get install ${need[*]}"
+apt-get install -y -q --no-install-recommends "${need[@]}" ||
+	die "apt-get install ${need[*]} failed (see apt's messages above)"
+
+# The metapackages pick the kernel: check that what was installed matches.
+[ -n "${KVER:-}" ] || kver=$(newest_headers)
+[ -n "$kver" ] || die "no /usr/src/linux-headers-6.1.*-amd64 after installing linux-headers-amd64"
+[ -e "/boot/vmlinuz-$kver" ] ||
+	die "/boot/vmlinuz-$kver missing: apt-get install linux-image-$kver"
+series=$(echo "$kver" | cut -d. -f1-2)
+[ -f "/usr/src/linux-source-$series.tar.xz" ] ||
+	die "/usr/src/linux-source-$series.tar.xz missing: apt-get install linux-source-$series"
+echo "install-deps: done (kernel $kver)"
