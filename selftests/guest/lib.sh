@@ -8,10 +8,10 @@
 #   FNV_SCHED  scheduler under test (default fairnvme)
 #   FNV_MOD    module providing it (default fairnvme-iosched; "" if built in)
 #
-# TAP: tap_plan N; ok DESC; not_ok DESC REASON; check DESC CMD...;
+# TAP: tap_plan N; ok DESC; not_ok DESC REASON; skip DESC REASON; check DESC CMD...;
 #      assert_near DESC MEASURED EXPECTED TOLPCT; assert_ge/assert_le DESC VALUE LIMIT;
-#      tap_fail_rest REASON; tap_done (exit status: 0 only if all planned points passed)
-# Devices: nvme_dev [SERIAL]; nvme_bw_dev; nullb_create NAME [key=val...]; nullb_destroy NAME;
+#      tap_fail_rest REASON; tap_skip_rest REASON; tap_done (exit status: 0 only if all planned points passed)
+# Devices: nvme_dev [SERIAL]; nvme_bw_dev; have_nullb; nullb_create NAME [key=val...]; nullb_destroy NAME;
 #      set_sched DEV NAME; get_sched DEV; dev_sched_busy DEV
 # Module: fnv_load; fnv_unload; mod_loaded MODNAME
 # Cgroups: cg_create NAME; cg_destroy NAME; cg_procs NAME; cg_set_weight NAME W [FILE];
@@ -21,7 +21,8 @@
 # Tenants: tenant_start NAME DEV RUNTIME ARGS...; tenants_wait; tenants_run DEV RUNTIME "ARGS" NAME...;
 #      tenant_iops NAME; tenant_rc NAME; tenant_share NAME ALLNAMES...; tenants_report NAME...
 #      tenant_kb NAME; tenant_kb_share NAME ALLNAMES...
-# Misc: expect_einval FILE VALUE; fcalc EXPR; wait_until TIMEOUT CMD...; now_ms
+# Misc: expect_einval FILE VALUE; fcalc EXPR; wait_until TIMEOUT CMD...; now_ms;
+#      depth_watch_start DEV; depth_watch_stop
 
 FNV_SCHED=${FNV_SCHED-fairnvme}
 # D2FQ's tau_l scaled to the emulated devices (4 to 8 MB/s, ~1000x slower
@@ -37,11 +38,31 @@ mkdir -p "$FNV_WORK"
 # ---------------------------------------------------------------- TAP ----
 _tap_n=0
 _tap_fail=0
+_tap_skip=0
 _tap_plan=0
 
+# tap_plan N : the version line and the plan, first, as kselftest.h does
 tap_plan() {
 	_tap_plan=$1
+	echo "TAP version 13"
 	echo "1..$1"
+}
+
+# skip DESC REASON : a point whose prerequisite (kernel option, device,
+# module, tool) is missing: "ok N - DESC # SKIP REASON", not a failure
+skip() {
+	_tap_n=$((_tap_n + 1))
+	_tap_skip=$((_tap_skip + 1))
+	echo "ok $_tap_n - $1 # SKIP $2"
+}
+
+# tap_skip_rest REASON : skip every remaining planned point and end the
+# script (a missing prerequisite for all of them)
+tap_skip_rest() {
+	while [ "$_tap_n" -lt "$_tap_plan" ]; do
+		skip "not run" "$1"
+	done
+	tap_done
 }
 
 ok() {
@@ -121,6 +142,7 @@ tap_fail_rest() {
 
 # tap_done : end of a test script
 tap_done() {
+	echo "# Totals: pass:$((_tap_n - _tap_fail - _tap_skip)) fail:$_tap_fail xfail:0 xpass:0 skip:$_tap_skip error:0"
 	if [ "$_tap_n" -ne "$_tap_plan" ]; then
 		echo "# planned $_tap_plan tests but ran $_tap_n"
 		exit 1
@@ -252,6 +274,12 @@ dev_inflight() {
 
 # nullb_create NAME [key=val ...] : create and power on a null_blk device
 # through configfs; prints the block device name (nullbN).
+# have_nullb : is null_blk (with configfs) available in this kernel?
+have_nullb() {
+	[ -d "$NULLB_CFS" ] || modprobe null_blk nr_devices=0 >/dev/null 2>&1
+	[ -d "$NULLB_CFS" ]
+}
+
 nullb_create() {
 	_n=$1
 	shift
@@ -587,6 +615,24 @@ tenants_total_iops() {
 	echo "$sum"
 }
 
+# depth_watch_start DEV / depth_watch_stop : sample iosched/depth and
+# dev_floor_us once a second in the background; stop prints the samples
+# as DEPTH/FLOOR_US
+depth_watch_start() {
+	(
+		while :; do
+			echo "$(cat "/sys/block/$1/queue/iosched/depth" 2>/dev/null || echo -)/$(cat "/sys/block/$1/queue/iosched/dev_floor_us" 2>/dev/null || echo -)"
+			sleep 1
+		done
+	) >"$FNV_WORK/depth.log" &
+	_depth_pid=$!
+}
+depth_watch_stop() {
+	kill "$_depth_pid" 2>/dev/null
+	wait "$_depth_pid" 2>/dev/null
+	tr '\n' ' ' <"$FNV_WORK/depth.log"
+}
+
 # shared_run PREFIX DEV RUNTIME SCHED NAME... : select SCHED (a TAP point),
 # run the tenants together, print each one's IOPS, latency and slowdown
 # against its alone latency (measure_alone PREFIX), and set fi_<SCHED> (the
@@ -596,8 +642,10 @@ shared_run() {
 	pre=$1 dev=$2 rt=$3 s=$4
 	shift 4
 	check "select $s" set_sched "$dev" "$s"
+	[ "$s" = fairnvme ] && depth_watch_start "$dev"
 	# shellcheck disable=SC2086
 	tenants_run "$dev" "$rt" "" "$@"
+	[ "$s" = fairnvme ] && diag "$s: depth/dev_floor_us each second: $(depth_watch_stop)"
 	for t in "$@"; do
 		diag "$s $t: iops=$(tenant_iops "$t") mean_us=$(tenant_mlat "$t") p99_us=$(tenant_p99 "$t") slowdown=$(fcalc "$(tenant_mlat "$t") / $(cat "$FNV_WORK/$pre-$t.lat")")"
 	done

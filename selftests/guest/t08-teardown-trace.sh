@@ -9,30 +9,38 @@ tap_plan 9
 fnv_load || tap_fail_rest "fairnvme not available"
 
 # A slow null_blk (2 ms timer completions, 64 tags) keeps requests queued.
-nb=$(nullb_create fnvrm memory_backed=0 irqmode=2 completion_nsec=2000000 \
-	hw_queue_depth=64 submit_queues=2 size=1024) || tap_fail_rest "no null_blk"
-check "select fairnvme on $nb" set_sched "$nb" fairnvme
-for t in rma rmb; do
-	cg_create $t
-done
-echo "default 300" >"$CG_ROOT/rma/io.fairnvme.weight"
-ARGS="--rw=randread --bs=4k --direct=1 --ioengine=libaio --iodepth=32 --numjobs=2"
-tenant_start rma "$nb" 60 $ARGS
-tenant_start rmb "$nb" 60 $ARGS
-sleep 3
-busy=$(dev_sched_busy "$nb")
-assert_ge "requests held by the scheduler before removal" "$busy" 33
-# del_gendisk with I/O queued and in flight
-t0=$(now_ms)
-check "power off $nb under load" sh -c "echo 0 >/sys/kernel/config/nullb/fnvrm/power"
-assert_le "milliseconds the removal took" $(($(now_ms) - t0)) 10000
-check "device $nb is gone" sh -c "! test -e /sys/block/$nb"
-# fio goes on issuing (failing) I/O to the dead device until killed
-killall -9 fio 2>/dev/null
-tenants_wait
-rmdir /sys/kernel/config/nullb/fnvrm
-check "cgroups of the removed device's tenants can be removed" sh -c \
-	". /tests/lib.sh; cg_destroy rma && cg_destroy rmb"
+if ! have_nullb; then
+	for d in "select fairnvme on nullb" "requests held by the scheduler before removal" \
+		"power off nullb under load" "milliseconds the removal took" \
+		"device nullb is gone" "cgroups of the removed device's tenants can be removed"; do
+		skip "$d" "null_blk not available (CONFIG_BLK_DEV_NULL_BLK)"
+	done
+else
+	nb=$(nullb_create fnvrm memory_backed=0 irqmode=2 completion_nsec=2000000 \
+		hw_queue_depth=64 submit_queues=2 size=1024) || tap_fail_rest "cannot create a null_blk device"
+	check "select fairnvme on $nb" set_sched "$nb" fairnvme
+	for t in rma rmb; do
+		cg_create $t
+	done
+	echo "default 300" >"$CG_ROOT/rma/io.fairnvme.weight"
+	ARGS="--rw=randread --bs=4k --direct=1 --ioengine=libaio --iodepth=32 --numjobs=2"
+	tenant_start rma "$nb" 60 $ARGS
+	tenant_start rmb "$nb" 60 $ARGS
+	sleep 3
+	busy=$(dev_sched_busy "$nb")
+	assert_ge "requests held by the scheduler before removal" "$busy" 33
+	# del_gendisk with I/O queued and in flight
+	t0=$(now_ms)
+	check "power off $nb under load" sh -c "echo 0 >/sys/kernel/config/nullb/fnvrm/power"
+	assert_le "milliseconds the removal took" $(($(now_ms) - t0)) 10000
+	check "device $nb is gone" sh -c "! test -e /sys/block/$nb"
+	# fio goes on issuing (failing) I/O to the dead device until killed
+	killall -9 fio 2>/dev/null
+	tenants_wait
+	rmdir /sys/kernel/config/nullb/fnvrm
+	check "cgroups of the removed device's tenants can be removed" sh -c \
+		". /tests/lib.sh; cg_destroy rma && cg_destroy rmb"
+fi
 
 # Tracepoint: every dispatch names the tenant's cgroup and weight.
 dev=$(nvme_dev) || tap_fail_rest "no nvme device"

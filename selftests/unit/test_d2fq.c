@@ -581,7 +581,7 @@ static void test_sim(void)
 
 		simulate(2, w, sz, s, &hl, tau_l);
 		tap_near(s[0], 0.75, 0.05, "sim weights 300:100: share of the heavier flow");
-		printf("# H/L ratio after 300:100: %u\n", hl);
+		tap_diag("H/L ratio after 300:100: %u", hl);
 	}
 	{
 		const u32 w[] = { 800, 600, 400, 200 };

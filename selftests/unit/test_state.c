@@ -279,6 +279,23 @@ static void test_costs(void)
 	tap_near((double)c.cost[0], 80e3, 0.01, "learned read cost (ns)");
 	tap_near((double)c.cost[1], 400e3, 0.01, "learned write cost (ns)");
 	tap_ok(c.ratio_w == 300, "write ratio 0.3 (%u/1000)", c.ratio_w);
+
+	/* each sample counts the same: 4 samples move it 4/64 of the gap */
+	fnv_ctl_init(&c, &P, 100 * US);
+	s.nr = 4;
+	s.nr_type[0] = 4;
+	s.nr_type[1] = 0;
+	s.svc_sum[0] = 4 * 36 * US;
+	s.lat_sum = 4 * 1000 * US;
+	fnv_ctl_period(&c, &s, &P);
+	tap_ok(c.cost[0] == 96 * US, "4 samples of 36 us move 100 us to 96 us (%llu ns)",
+	       (unsigned long long)c.cost[0]);
+	s.nr = 200;
+	s.nr_type[0] = 200;
+	s.svc_sum[0] = 200 * 36 * US;
+	fnv_ctl_period(&c, &s, &P);
+	tap_ok(c.cost[0] == 36 * US, "64 samples or more: the period's mean (%llu ns)",
+	       (unsigned long long)c.cost[0]);
 }
 
 static void test_eq567(void)

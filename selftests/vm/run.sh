@@ -9,7 +9,8 @@
 #
 #   --run       what the guest runs (default tests)
 #   --tests     comma-separated test prefixes (default: all /tests/t[0-9]*.sh)
-#   --timeout   hard timeout of the whole guest run in seconds (default 1800)
+#   --timeout   hard timeout of the whole guest run in seconds (default: the
+#               sum of the selected scripts' limits, plus 120)
 #   --out       output directory: serial.log, tap.txt, dmesg.txt, images
 #               (default ${TMPDIR:-/tmp}/fnv-vm)
 #   --sched/--mod  run the tests against another scheduler (e.g. --sched kyber
@@ -31,7 +32,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 
-RUN=tests TESTS="" TIMEOUT=1800 OUT="${TMPDIR:-/tmp}/fnv-vm" SCHED="" MOD="" MOD_SET=0
+RUN=tests TESTS="" TIMEOUT="" OUT="${TMPDIR:-/tmp}/fnv-vm" SCHED="" MOD="" MOD_SET=0
 usage() {
 	sed -n '4,28p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-2}"
@@ -49,8 +50,36 @@ while [ $# -gt 0 ]; do
 	esac
 done
 case "$RUN" in tests | demo | bench | shell) ;; *) echo "run.sh: --run must be tests, demo, bench or shell" >&2; exit 2 ;; esac
-case "$TIMEOUT" in '' | *[!0-9]*) echo "run.sh: --timeout needs seconds" >&2; exit 2 ;; esac
-[ "$TIMEOUT" -ge 60 ] || { echo "run.sh: --timeout must be >= 60" >&2; exit 2; }
+case "$TIMEOUT" in *[!0-9]*) echo "run.sh: --timeout needs seconds" >&2; exit 2 ;; esac
+[ -z "$TIMEOUT" ] || [ "$TIMEOUT" -ge 60 ] || { echo "run.sh: --timeout must be >= 60" >&2; exit 2; }
+
+# The scripts the guest will run (the selection of selftests/vm/init), and
+# the sum of their own time limits ("# fnv-timeout: SEC", else
+# FNV_TEST_TIMEOUT): the default hard limit of the whole run, so that one
+# hung script is killed by the guest and the others still run.
+selected() {
+	local b t
+	[ -z "$TESTS" ] && return 0
+	b=$(basename "$1" .sh)
+	for t in ${TESTS//,/ }; do
+		case "$b" in "$t" | "$t"-*) return 0 ;; esac
+	done
+	return 1
+}
+NPLAN=0 LIMITS=0
+if [ "$RUN" = tests ]; then
+	for f in "$REPO"/selftests/guest/t[0-9]*.sh; do
+		selected "$f" || continue
+		NPLAN=$((NPLAN + 1))
+		lim=$(sed -n 's/^# fnv-timeout: *\([0-9][0-9]*\).*/\1/p' "$f" | head -n 1)
+		LIMITS=$((LIMITS + ${lim:-${FNV_TEST_TIMEOUT:-420}}))
+	done
+	[ "$NPLAN" -gt 0 ] || { echo "run.sh: no guest test matches --tests $TESTS" >&2; exit 2; }
+elif [ "$RUN" != shell ]; then
+	lim=$(sed -n 's/^# fnv-timeout: *\([0-9][0-9]*\).*/\1/p' "$REPO/tools/$RUN-guest.sh" | head -n 1)
+	NPLAN=1 LIMITS=${lim:-${FNV_TEST_TIMEOUT:-420}}
+fi
+TIMEOUT=${TIMEOUT:-$((LIMITS + 120))}
 
 # ---------------------------------------------------------- host tools ----
 missing=0
@@ -144,7 +173,7 @@ if [ "$RUN" = shell ]; then
 	exit $?
 fi
 timeout -k 10 "$TIMEOUT" "${QEMU[@]}" </dev/null 2>"$OUT/qemu.stderr" |
-	tr -s '\r' '\n' | tee "$LOG" | live
+	stdbuf -oL tr -s '\r' '\n' | tee "$LOG" | live
 qrc=${PIPESTATUS[0]}
 set -e
 elapsed=$(($(date +%s) - start))
@@ -157,60 +186,71 @@ elif [ "$qrc" != 0 ]; then
 fi
 
 # ------------------------------------------------------------- parse ------
-# Per script block: count ok / not ok, compare with the plan, check rc.
-# In demo/bench mode the whole output is shown and the script's rc is the test point.
-awk -v mode="$RUN" -v tapfile="$TAP" '
-function flush_block(   line) {
+# kselftest layout (tools/testing/selftests/kselftest/runner.sh): version,
+# plan (one point per script), each script's own TAP nested as "# " lines,
+# "ok N selftests: fairnvme/guest: NAME" or "not ok ...", a "# Totals:"
+# line over the scripts. A script fails if a point failed, its plan does not
+# match, it exited non-zero or it did not finish. In demo and bench mode the
+# script's output is shown as it is and its exit status is the point.
+awk -v mode="$RUN" -v tapfile="$TAP" -v nplan="$NPLAN" '
+function emit(s) { print s >> tapfile }
+function flush_block(   why) {
 	if (name == "") return
+	why = ""
 	if (!ended) {
-		printf "not ok - %s: did not finish (guest died or was killed)\n", name >> tapfile
+		why = "did not finish (guest died or was killed)"
 		fail++
 	} else if (mode == "tests") {
-		if (plan < 0) {
-			printf "not ok - %s: no TAP plan (rc=%s)\n", name, rc >> tapfile
-			fail++
-		} else if (plan != pts) {
-			printf "not ok - %s: planned %d test points but %d ran\n", name, plan, pts >> tapfile
-			fail++
-		}
-		if (rc != 0 && bfail == 0) {
-			printf "not ok - %s: exited with rc=%s although no test point failed\n", name, rc >> tapfile
-			fail++
-		}
-	} else {
-		if (pts == 0) {
-			if (rc == 0) { printf "ok - %s exited 0\n", name >> tapfile; pass++ }
-			else { printf "not ok - %s exited rc=%s\n", name, rc >> tapfile; fail++ }
-		}
+		if (plan < 0) { why = "no TAP plan"; fail++ }
+		else if (plan != pts) { why = sprintf("planned %d test points but %d ran", plan, pts); fail++ }
+		else if (rc != 0 && bfail == 0) { why = sprintf("exited with rc=%s although no test point failed", rc); fail++ }
+		else if (bfail) why = sprintf("%d of %d points failed", bfail, plan)
+	} else if (pts == 0) {
+		if (rc == 0) pass++
+		else { why = sprintf("exited rc=%s", rc); fail++ }
 	}
+	n++
+	if (why == "") { emit(sprintf("ok %d selftests: fairnvme/guest: %s # time=%s", n, name, tm)); spass++ }
+	else { emit(sprintf("not ok %d selftests: fairnvme/guest: %s # %s, time=%s", n, name, why, tm)); sfail++ }
+	times = times sprintf(" %s=%s", name, tm)
 	name = ""
 }
+BEGIN { emit("TAP version 13"); emit("1.." nplan) }
 /^FNV-BEGIN$/ { inrun = 1; next }
 /^FNV-END rc=/ { flush_block(); inrun = 0; endseen = 1; sub(/^FNV-END rc=/, ""); endrc = $0 + 0; next }
 !inrun { next }
 /^FNV-TEST-BEGIN / {
-	flush_block(); name = $2; plan = -1; pts = 0; bfail = 0; ended = 0; rc = "?"
-	printf "# ---- %s\n", name >> tapfile; next
+	flush_block(); name = $2; plan = -1; pts = 0; bfail = 0; ended = 0; rc = "?"; tm = "?"
+	emit("# selftests: fairnvme/guest: " name); next
 }
 /^FNV-TEST-END / {
 	ended = 1
-	for (i = 3; i <= NF; i++) if ($i ~ /^rc=/) { rc = substr($i, 4) + 0 }
-	printf "# ---- %s rc=%s %s\n", name, rc, $NF >> tapfile
+	for (i = 3; i <= NF; i++) {
+		if ($i ~ /^rc=/) rc = substr($i, 4) + 0
+		if ($i ~ /^time=/) tm = substr($i, 6)
+	}
 	next
 }
-/^[ \t]*1\.\.[0-9]+/ { if (name != "") { x = $0; sub(/^[ \t]*1\.\./, "", x); plan = x + 0 } print >> tapfile; next }
-/^[ \t]*ok( |$)/ { pts++; pass++; print >> tapfile; next }
-/^[ \t]*not ok( |$)/ { pts++; fail++; bfail++; print >> tapfile; next }
-/^[ \t]*#/ { print >> tapfile; next }
-mode != "tests" { print >> tapfile; next }
+name == "" { if ($0 ~ /^(not )?ok /) { emit("# " $0); if ($0 ~ /^not/) fail++ } next }
+/^[ \t]*1\.\.[0-9]+/ { x = $0; sub(/^[ \t]*1\.\./, "", x); plan = x + 0; emit("# " $0); next }
+/^[ \t]*ok( |$).*# SKIP/ { pts++; skip++; emit("# " $0); next }
+/^[ \t]*ok( |$)/ { pts++; pass++; emit("# " $0); next }
+/^[ \t]*not ok( |$)/ { pts++; fail++; bfail++; emit("# " $0); next }
+/^[ \t]*#/ { emit("# " $0); next }
+/^TAP version/ { emit("# " $0); next }
+mode != "tests" { emit("# " $0); next }
 END {
 	flush_block()
-	if (!endseen) { print "not ok - FNV-END not seen: the guest did not complete the run" >> tapfile; fail++ }
-	else if (endrc != 0 && fail == 0) { printf "not ok - FNV-END rc=%d\n", endrc >> tapfile; fail++ }
-	printf "%d %d %d %d\n", pass, fail, endseen, endrc
+	if (!endseen) { emit("# FNV-END not seen: the guest did not complete the run"); fail++ }
+	else if (endrc != 0 && fail == 0) { emit(sprintf("# FNV-END rc=%d", endrc)); fail++ }
+	if (n != nplan) { emit(sprintf("# planned %d scripts but %d ran", nplan, n)); fail++ }
+	emit(sprintf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:%d", spass, sfail, nplan - n > 0 ? nplan - n : 0))
+	emit(sprintf("# test points: pass:%d fail:%d skip:%d", pass, fail, skip))
+	emit("# time per script:" times)
+	printf "%d %d %d %d %d\n", pass, fail, endseen, endrc, skip
 }' "$LOG" >"$OUT/counts" || true
 : >>"$TAP"
-read -r npass nfail endseen endrc <"$OUT/counts" || { npass=0 nfail=1 endseen=0 endrc=1; }
+read -r npass nfail endseen endrc nskip <"$OUT/counts" || { npass=0 nfail=1 endseen=0 endrc=1 nskip=0; }
 
 echo
 echo "==== TAP ($RUN) ===="
@@ -245,5 +285,9 @@ if [ "$RUN" = tests ] && [ "$npass" = 0 ]; then
 	echo "run.sh: FAIL: no test point passed"
 	rc=1
 fi
-echo "$npass passed, $nfail failed"
+if [ "${nskip:-0}" -gt 0 ]; then
+	echo "$npass passed, $nfail failed, $nskip skipped"
+else
+	echo "$npass passed, $nfail failed"
+fi
 exit $rc
