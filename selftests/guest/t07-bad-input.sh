@@ -6,7 +6,7 @@
 # is accepted (so that the rejections are not just a read-only file).
 . /tests/lib.sh
 
-tap_plan 104
+tap_plan 110
 fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_dev) || tap_fail_rest "no nvme device"
 # a fresh instance, with every tunable at its default
@@ -21,6 +21,9 @@ for v in abc -1 0 4097 1.5 99999999999999999999 "" "8 8" 0x10; do
 done
 for v in abc -1 1048577 4096k; do
 	expect_einval "$io/req_cost_bytes" "$v"
+done
+for v in autox -1 10000001 "auto 5" x; do
+	expect_einval "$io/dev_target_us" "$v"
 done
 for v in 0 63 1048577 x; do
 	expect_einval "$io/budget_kib" "$v"
@@ -75,6 +78,8 @@ check "state_latency defaults to head, accepts queue and head" sh -c \
 	"grep -qx '\[head\] queue' $io/state_latency && echo queue >$io/state_latency && grep -qx 'head \[queue\]' $io/state_latency && echo head >$io/state_latency && grep -qx '\[head\] queue' $io/state_latency"
 check "tau_l_bytes accepts 512 and 83886 (its default)" sh -c \
 	"grep -qx 83886 $io/tau_l_bytes && echo 512 >$io/tau_l_bytes && grep -qx 512 $io/tau_l_bytes && echo 83886 >$io/tau_l_bytes"
+check "dev_target_us defaults to auto, accepts 600, 0 and auto" sh -c \
+	"grep -qx auto $io/dev_target_us && echo 600 >$io/dev_target_us && grep -qx 600 $io/dev_target_us && echo 0 >$io/dev_target_us && grep -qx 0 $io/dev_target_us && echo auto >$io/dev_target_us && grep -qx auto $io/dev_target_us"
 check "max_inflight accepts 64" sh -c "echo 64 >$io/max_inflight && grep -qx 64 $io/max_inflight"
 check "req_cost_bytes accepts 0" sh -c "echo 0 >$io/req_cost_bytes && grep -qx 0 $io/req_cost_bytes"
 check "budget_kib accepts 4096" sh -c "echo 4096 >$io/budget_kib && grep -qx 4096 $io/budget_kib"
