@@ -206,6 +206,8 @@ struct fnv_data {
 	int kick;			/* dispatch stopped at the depth */
 	int limited;			/* ... at least once this period */
 	u32 depth;			/* dispatch depth now, <= max_inflight */
+	u32 cycle_seen;			/* wrr_mode=off: budget cycle, and */
+	u64 cycle_start;		/* ... when it began (ns) */
 	u64 dev_floor;			/* ns: device time alone (auto depth) */
 	atomic64_t acc_dev1;		/* device time of requests sent alone */
 	atomic_t acc_nr1;		/* ... and their number */
@@ -687,6 +689,22 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	if (tn) {
 		u64 now = ktime_get_ns();
 		u64 head = max(rq->start_time_ns, tn->disp_at);
+
+		/*
+		 * Budget cycles: a tenant that spent its budget waits for the
+		 * next cycle by design, that wait is its share. Its head
+		 * latency counts from the start of the cycle at most, or the
+		 * controller would read the share as unfairness and raise the
+		 * weights of the lightest tenants (whose few requests per
+		 * cycle wait longest between cycles).
+		 */
+		if (cls == -1 && fd->wrr_mode == FNV_WRR_OFF) {
+			if (fd->cycle_seen != fd->sched.cycle) {
+				fd->cycle_seen = fd->sched.cycle;
+				fd->cycle_start = now;
+			}
+			head = max(head, fd->cycle_start);
+		}
 
 		tn->disp_at = now;
 		/*
