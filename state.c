@@ -148,12 +148,25 @@ bool fnv_ctl_period(struct fnv_ctl *c, const struct fnv_sample *smp,
 		c->ratio_w = (u32)div64_u64(smp->nr_type[1] * 1000, smp->nr);
 		for (t = 0; t < 2; t++) {
 			u64 svc;
+			u32 k;
 
 			if (!smp->nr_type[t])
 				continue;
 			svc = div64_u64(smp->svc_sum[t], smp->nr_type[t]);
-			/* EWMA, 1/4 per period */
-			c->cost[t] = c->cost[t] - (c->cost[t] >> 2) + (svc >> 2);
+			/*
+			 * EWMA by sample, not by period: a tenant with few
+			 * samples would otherwise have the noisiest cost, and
+			 * since its share goes as 1 / cost, noise alone would
+			 * hand it more than its weight (a light tenant got
+			 * 0.114 of the device for a weight share of 0.1).
+			 */
+			k = min_t(u32, smp->nr_type[t], FNV_COST_SAMPLES);
+			if (svc >= c->cost[t])
+				c->cost[t] += div_u64((svc - c->cost[t]) * k,
+						      FNV_COST_SAMPLES);
+			else
+				c->cost[t] -= div_u64((c->cost[t] - svc) * k,
+						      FNV_COST_SAMPLES);
 			if (!c->cost[t])
 				c->cost[t] = 1;
 		}

@@ -25,6 +25,12 @@ enum fnv_state {
 #define FNV_MULT_MAX		4000U	/* a saturated one gets at most 4x */
 /* Periods a compensation stays in force after its trigger. */
 #define FNV_COMP_HOLD		10U
+/*
+ * A learned cost moves toward a period's mean by n / FNV_COST_SAMPLES of
+ * the gap, n being the period's samples (at most FNV_COST_SAMPLES): each
+ * sample counts the same, whoever it belongs to.
+ */
+#define FNV_COST_SAMPLES	64U
 
 /* The latency a tenant's state is judged by. */
 enum fnv_lat_signal {
