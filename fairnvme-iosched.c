@@ -89,6 +89,12 @@
  * device idles from each completion until the next dispatch.
  */
 #define FNV_DEPTH_MIN		2U
+/* fnv_data.acc_dev1: the count above bit 44, summed ns below */
+#define FNV_DEV1_SHIFT		44
+#define FNV_DEV1_ONE		BIT_ULL(FNV_DEV1_SHIFT)
+#define FNV_DEV1_MASK		(FNV_DEV1_ONE - 1)
+/* lone requests a period needs before its mean may lower the floor */
+#define FNV_DEV1_MIN_NR		4
 #define FNV_DEV_TARGET_US_MAX	10000000
 #define FNV_GRACE_US_DEF	1000
 #define FNV_GRACE_US_MAX	1000000
@@ -209,8 +215,7 @@ struct fnv_data {
 	u32 cycle_seen;			/* wrr_mode=off: budget cycle, and */
 	u64 cycle_start;		/* ... when it began (ns) */
 	u64 dev_floor;			/* ns: device time alone (auto depth) */
-	atomic64_t acc_dev1;		/* device time of requests sent alone */
-	atomic_t acc_nr1;		/* ... and their number */
+	atomic64_t acc_dev1;		/* lone requests: count << 44 | ns */
 
 	u32 max_inflight;
 	u32 dev_target_us;		/* 0: depth = max_inflight; or _AUTO */
@@ -345,10 +350,13 @@ static bool fnv_may_dispatch(struct fnv_data *fd)
 		return true;
 	if (!READ_ONCE(fd->kick))
 		WRITE_ONCE(fd->kick, 1);
+	smp_mb(); /* kick before re-reading inflight; see fnv_inflight_dec() */
+	if (atomic_read(&fd->inflight) < max)
+		return true;
+	/* the depth held a request back in this control period */
 	if (!READ_ONCE(fd->limited))
 		WRITE_ONCE(fd->limited, 1);
-	smp_mb(); /* kick before re-reading inflight; see fnv_inflight_dec() */
-	return atomic_read(&fd->inflight) < max;
+	return false;
 }
 
 /*
@@ -775,6 +783,19 @@ static void fnv_completed_request(struct request *rq, u64 now)
 	if (!tn || (fnv_rq_flags(rq) & (FNV_RQ_INFLIGHT | FNV_RQ_SAMPLE)) !=
 		   (FNV_RQ_INFLIGHT | FNV_RQ_SAMPLE))
 		return;
+	dev = rq->io_start_time_ns && now > rq->io_start_time_ns ?
+	      now - rq->io_start_time_ns : 0;
+	if (fnv_rq_depth(rq) == 1) {
+		/*
+		 * Nothing else was at the device: its own time for one
+		 * request. Count and sum in one word, so that the worker
+		 * never reads one without the other.
+		 */
+		struct fnv_data *fd = rq->q->elevator->elevator_data;
+
+		atomic64_add(FNV_DEV1_ONE | min_t(u64, dev, FNV_DEV1_MASK),
+			     &fd->acc_dev1);
+	}
 	switch (req_op(rq)) {
 	case REQ_OP_READ:
 		t = 0;
@@ -786,21 +807,12 @@ static void fnv_completed_request(struct request *rq, u64 now)
 		return;
 	}
 	lat = now > rq->start_time_ns ? now - rq->start_time_ns : 0;
-	dev = rq->io_start_time_ns && now > rq->io_start_time_ns ?
-	      now - rq->io_start_time_ns : 0;
 	atomic64_add(lat, &tn->acc_lat);
 	atomic64_add(rq->fifo_time, &tn->acc_head);
 	atomic64_add(dev, &tn->acc_dev);
 	atomic64_add(div64_u64(dev, max(fnv_rq_depth(rq), 1UL)),
 		     &tn->acc_svc[t]);
 	atomic_inc(&tn->acc_nr[t]);
-	if (fnv_rq_depth(rq) == 1) {
-		/* nothing else at the device: its time for one request */
-		struct fnv_data *fd = rq->q->elevator->elevator_data;
-
-		atomic64_add(dev, &fd->acc_dev1);
-		atomic_inc(&fd->acc_nr1);
-	}
 }
 
 /* The request is back from the driver and will be inserted again. */
@@ -1030,12 +1042,12 @@ static void fnv_compensate(struct fnv_data *fd, u64 b_total)
  * the device's own time for one request (dev_floor): a request then waits
  * at the device behind about FNV_DEPTH_MULT - 1 others that it cannot
  * overtake, whatever the device. dev_floor is learned from the sampled
- * requests dispatched while nothing else was in flight, whose mean per
- * period it takes when lower. It rises only when even the least depth
- * exceeds the target (the device, or the mix of requests, got slower),
- * by an eighth of the gap to the floor that would make that depth's time
- * the target. Until
- * it is known the depth is 1, so that it is measured first.
+ * requests dispatched while nothing else was in flight: a period's mean
+ * of at least FNV_DEV1_MIN_NR of them lowers it, by half at most. It
+ * rises only when even the least depth exceeds the target (the device, or
+ * the mix of requests, got slower), by an eighth of the gap to the floor
+ * that would make that depth's time the target. Until it is known the
+ * depth is 1, so that it is measured first.
  *
  * While the depth holds requests back it stays at FNV_DEPTH_MIN or above:
  * at a depth of 1 the device idles from each completion until the next
@@ -1049,15 +1061,20 @@ static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean)
 	u32 lim = READ_ONCE(fd->max_inflight);
 	u32 dmin = min(FNV_DEPTH_MIN, lim);
 	u32 d = READ_ONCE(fd->depth);
-	bool limited = READ_ONCE(fd->limited);
-	u32 n1 = atomic_xchg(&fd->acc_nr1, 0);
-	u64 s1 = atomic64_xchg(&fd->acc_dev1, 0);
-	u64 floor = fd->dev_floor;
+	bool limited = xchg(&fd->limited, 0);
+	u64 acc = atomic64_xchg(&fd->acc_dev1, 0);
+	u32 n1 = acc >> FNV_DEV1_SHIFT;
+	u64 floor = READ_ONCE(fd->dev_floor);
 
-	if (limited)
-		WRITE_ONCE(fd->limited, 0);
-	if (n1 && (!floor || div_u64(s1, n1) < floor))
-		floor = max(div_u64(s1, n1), 1ULL);
+	if (n1 >= FNV_DEV1_MIN_NR || (n1 && !floor)) {
+		u64 m1 = max(div_u64(acc & FNV_DEV1_MASK, n1), 1ULL);
+
+		/* lower at once, but by half at most per period */
+		if (!floor)
+			floor = m1;
+		else if (m1 < floor)
+			floor = max(m1, floor / 2);
+	}
 	if (tgt == FNV_DEV_TARGET_AUTO && floor && d <= dmin &&
 	    dev_mean > floor * FNV_DEPTH_MULT)
 		floor += (div_u64(dev_mean, FNV_DEPTH_MULT) - floor) >> 3;
@@ -1384,6 +1401,9 @@ static ssize_t fnv_dev_target_us_store(struct elevator_queue *e,
 		v = FNV_DEV_TARGET_AUTO;
 	else if (fnv_parse_u32(page, 0, FNV_DEV_TARGET_US_MAX, &v))
 		return -EINVAL;
+	/* (back) to auto: measure the device again, from depth 1 */
+	if (v == FNV_DEV_TARGET_AUTO && READ_ONCE(fd->dev_target_us) != v)
+		WRITE_ONCE(fd->dev_floor, 0);
 	WRITE_ONCE(fd->dev_target_us, v);
 	fnv_apply_depth(fd);
 	return count;
