@@ -19,10 +19,13 @@ ifeq ($(strip $(KVER)),)
 ifneq ($(KDIR),)
 KVER := $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
 else
-# The running kernel when its build tree is there, else Debian 12's 6.1.
-KVER := $(shell if [ -e /lib/modules/$$(uname -r)/build/Makefile ]; then \
-	uname -r; else ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | \
-	sed 's|.*/linux-headers-||' | sort -V | tail -n 1; fi)
+# The running kernel when it is a 6.1 with its build tree there (the
+# kernels include/fairnvme/compat.h supports), else the newest installed
+# Debian 12 6.1 headers; tools/install-deps.sh makes the same choice.
+KVER := $(shell r=$$(uname -r); case "$$r" in (6.1.*) \
+	[ -e /lib/modules/$$r/build/Makefile ] && { echo $$r; exit 0; } ;; esac; \
+	ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | \
+	sed 's|.*/linux-headers-||' | sort -V | tail -n 1)
 endif
 endif
 ifeq ($(strip $(KDIR)),)

@@ -54,7 +54,16 @@ newest_headers() { # newest installed /usr/src/linux-headers-6.1.*-amd64, or not
 	done
 	echo "$best"
 }
+# the Makefile's choice: the running kernel when it is a 6.1 with its
+# build tree there, else the newest installed 6.1 headers
 kver=${KVER:-}
+case "$(uname -r)" in
+6.1.*)
+	if [ -z "$kver" ] && [ -e "/lib/modules/$(uname -r)/build/Makefile" ]; then
+		kver=$(uname -r)
+	fi
+	;;
+esac
 [ -n "$kver" ] || kver=$(newest_headers)
 if [ -z "$kver" ]; then
 	want linux-headers-amd64 "Debian 12's kernel headers, to build the module"
@@ -90,8 +99,8 @@ apt-get install -y -q --no-install-recommends "${need[@]}" ||
 # The metapackages pick the kernel: check that what was installed matches.
 [ -n "${KVER:-}" ] || kver=$(newest_headers)
 [ -n "$kver" ] || die "no /usr/src/linux-headers-6.1.*-amd64 after installing linux-headers-amd64"
-[ -e "/boot/vmlinuz-$kver" ] ||
-	die "/boot/vmlinuz-$kver missing: apt-get install linux-image-$kver"
+{ [ -e "/boot/vmlinuz-$kver" ] && [ -d "/lib/modules/$kver/kernel" ]; } ||
+	die "/boot/vmlinuz-$kver or /lib/modules/$kver missing: apt-get install linux-image-$kver"
 series=$(echo "$kver" | cut -d. -f1-2)
 [ -f "/usr/src/linux-source-$series.tar.xz" ] ||
 	die "/usr/src/linux-source-$series.tar.xz missing: apt-get install linux-source-$series"

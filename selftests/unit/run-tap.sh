@@ -23,8 +23,8 @@ for t in "$@"; do
 	rc=$?
 	sed 's/^/# /' "$out"
 	set -- $(awk '
-		/^1\.\.[0-9]+$/ { plan = substr($0, 4) + 0 }
-		/^ok [0-9]+ .*# SKIP/ { s++; next }
+		/^1\.\.[0-9]+([ \t]*#.*)?$/ { plan = substr($0, 4) + 0 }
+		/^ok [0-9]+ .*# [Ss][Kk][Ii][Pp]/ { s++; next }
 		/^ok [0-9]+/ { p++ }
 		/^not ok [0-9]+/ { f++ }
 		END { printf "%d %d %d %d\n", (plan == "" ? -1 : plan), p, f, s }' "$out")
