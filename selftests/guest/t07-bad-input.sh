@@ -6,7 +6,7 @@
 # is accepted (so that the rejections are not just a read-only file).
 . /tests/lib.sh
 
-tap_plan 110
+tap_plan 111
 fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_dev) || tap_fail_rest "no nvme device"
 # a fresh instance, with every tunable at its default
@@ -72,6 +72,8 @@ for v in 0 257 -1; do
 done
 check "read-only hl_ratio and gvt refuse writes" sh -c \
 	"! (echo 5 >$io/hl_ratio) 2>/dev/null && ! (echo 5 >$io/gvt) 2>/dev/null && [ \$(cat $io/hl_ratio) -ge 3 ] && [ \$(cat $io/hl_ratio) -le 256 ]"
+check "read-only dev_floor_us refuses writes and keeps its value" sh -c \
+	"v=\$(cat $io/dev_floor_us) && ! (echo 5 >$io/dev_floor_us) 2>/dev/null && [ \"\$(cat $io/dev_floor_us)\" = \"\$v\" ]"
 check "wrr_mode accepts off and soft" sh -c \
 	"echo off >$io/wrr_mode && grep -qx 'soft \[off\]' $io/wrr_mode && echo soft >$io/wrr_mode && grep -qx '\[soft\] off' $io/wrr_mode"
 check "state_latency defaults to head, accepts queue and head" sh -c \
