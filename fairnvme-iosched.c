@@ -232,7 +232,7 @@ struct fnv_data {
 	u32 wrr_burst;
 
 	struct delayed_work ctl_work;	/* the FairNVMe control period */
-	/* mean configured weight of the tenants with completions */
+	/* mean configured weight of the busy tenants */
 	u32 w_mean;
 	u32 comp_left;			/* periods of compensation left */
 };
@@ -1185,16 +1185,23 @@ static void fnv_ctl_workfn(struct work_struct *work)
 		if (!tn)
 			continue;
 		fnv_take_sample(tn, &smp);
+		smp.busy = READ_ONCE(tn->nr_queued) ||
+			   atomic_read(&tn->inflight);
 		dev_sum += smp.dev_sum;
 		nr += smp.nr;
 		w = READ_ONCE(tn->cfg_weight);
-		if (smp.nr) {
+		/*
+		 * The busy tenants, also one without a sample this period:
+		 * a light tenant's sampled completions come a few per
+		 * period, and the mean must not jump when none came.
+		 */
+		if (smp.nr || smp.busy) {
 			wsum += w;
 			wn++;
 		}
 		/* head latency as at the mean weight: weight / mean */
-		if (fd->w_mean)
-			smp.head_scale = div_u64((u64)w << 10, fd->w_mean);
+		smp.head_scale = fd->w_mean ?
+				 div_u64((u64)w << 10, fd->w_mean) : 0;
 		old = tn->ctl.state;
 		if (fnv_ctl_period(&tn->ctl, &smp, &p))
 			comp = true;

@@ -31,6 +31,14 @@ enum fnv_state {
  * sample counts the same, whoever it belongs to.
  */
 #define FNV_COST_SAMPLES	64U
+/*
+ * A tenant with requests outstanding is judged on at least FNV_CTL_MIN_NR
+ * sampled completions: its periods are pooled until it has them, for at
+ * most FNV_CTL_MAX_DEFER periods (a light tenant has a few samples per
+ * period, and their mean alone is noise, not a state).
+ */
+#define FNV_CTL_MIN_NR		16U
+#define FNV_CTL_MAX_DEFER	8U
 
 /* The latency a tenant's state is judged by. */
 enum fnv_lat_signal {
@@ -58,6 +66,7 @@ struct fnv_sample {
 	u64 dev_sum;		/* sum of completion - dispatch, ns */
 	u64 nr_type[2];		/* completions per type: 0 read, 1 write */
 	u64 svc_sum[2];		/* sum of per-type service time, ns */
+	bool busy;		/* requests queued or in flight at its end */
 };
 
 /* Controller state of one tenant on one device. */
@@ -73,6 +82,8 @@ struct fnv_ctl {
 	u32 mult;		/* effective weight / configured, 1/1000 */
 	u32 ratio_w;		/* write ratio of the last busy period, 1/1000 */
 	enum fnv_state state;
+	struct fnv_sample pend;	/* periods pooled, not yet judged */
+	u32 deferred;		/* ... how many */
 };
 
 void fnv_ctl_init(struct fnv_ctl *c, const struct fnv_ctl_params *p,
@@ -84,7 +95,9 @@ u64 fnv_thresh_ewma(u64 thresh, u64 lat, u64 n, u32 ku_ppm, u32 kd_ppm);
 /*
  * One control period (Algorithm 1): classify, move the weight multiplier
  * and Thresh_cur, learn the per-type costs. Returns true when the tenant
- * is unbalanced or saturated, i.e. asks for budget compensation.
+ * is unbalanced or saturated, i.e. asks for budget compensation. A busy
+ * tenant with too few samples yet (FNV_CTL_MIN_NR) keeps its state and
+ * weight; its samples count in the next period's judgement.
  */
 bool fnv_ctl_period(struct fnv_ctl *c, const struct fnv_sample *smp,
 		    const struct fnv_ctl_params *p);

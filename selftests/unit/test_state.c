@@ -260,6 +260,70 @@ static void test_head_scale(void)
 	       "idle when its own head latency is below Thresh_min");
 }
 
+/*
+ * A light tenant has a few sampled completions per period. While it has
+ * requests outstanding, a period without any is not idleness, and a few
+ * are pooled with the next periods' until FNV_CTL_MIN_NR: one noisy period
+ * must not move its weight.
+ */
+static void test_pooling(void)
+{
+	struct fnv_ctl c;
+	struct fnv_sample s;
+	bool comp;
+	int i;
+
+	fnv_ctl_init(&c, &P, 100 * US);
+	memset(&s, 0, sizeof(s));
+	s.busy = true;
+	for (i = 0; i < 20; i++)
+		fnv_ctl_period(&c, &s, &P);
+	tap_ok(c.state == FNV_BALANCED && c.mult == FNV_MULT_ONE,
+	       "busy, no completion for 20 periods: not idle, weight kept (%s, mult %u)",
+	       fnv_state_name(c.state), c.mult);
+
+	/* 4 samples at 5 ms, then 3 periods of 4 at 1 ms: 2 ms pooled */
+	fnv_ctl_init(&c, &P, 100 * US);
+	s = period(4, 5000 * US, 50 * US);
+	s.busy = true;
+	comp = fnv_ctl_period(&c, &s, &P);
+	tap_ok(c.state == FNV_BALANCED && c.mult == FNV_MULT_ONE && !comp,
+	       "busy with 4 samples at 5 ms: no judgement yet (%s, mult %u)",
+	       fnv_state_name(c.state), c.mult);
+	s = period(4, 1000 * US, 50 * US);
+	s.busy = true;
+	fnv_ctl_period(&c, &s, &P);
+	fnv_ctl_period(&c, &s, &P);
+	tap_ok(c.mult == FNV_MULT_ONE && c.head == 0,
+	       "... nor with 12 (mult %u)", c.mult);
+	fnv_ctl_period(&c, &s, &P);
+	tap_ok(c.state == FNV_BALANCED && c.mult == FNV_MULT_ONE &&
+	       c.head == 2000 * US,
+	       "16 samples pooled: judged on their mean, %llu us: %s",
+	       (unsigned long long)(c.head / US), fnv_state_name(c.state));
+
+	/* one sample a period: judged after FNV_CTL_MAX_DEFER periods */
+	fnv_ctl_init(&c, &P, 100 * US);
+	s = period(1, 5000 * US, 50 * US);
+	s.busy = true;
+	for (i = 1; i <= 20 && c.state == FNV_BALANCED; i++)
+		fnv_ctl_period(&c, &s, &P);
+	tap_ok(c.state == FNV_SATURATED && i - 1 == FNV_CTL_MAX_DEFER,
+	       "one sample per period: judged after %d periods (%s)", i - 1,
+	       fnv_state_name(c.state));
+
+	/* nothing outstanding: judged at once, however few the samples */
+	fnv_ctl_init(&c, &P, 100 * US);
+	s = period(2, 300 * US, 50 * US);
+	fnv_ctl_period(&c, &s, &P);
+	tap_ok(c.state == FNV_IDLE, "not busy, 2 samples: judged at once (%s)",
+	       fnv_state_name(c.state));
+	memset(&s, 0, sizeof(s));
+	fnv_ctl_init(&c, &P, 100 * US);
+	fnv_ctl_period(&c, &s, &P);
+	tap_ok(c.state == FNV_IDLE, "not busy, no completion: idle");
+}
+
 static void test_costs(void)
 {
 	struct fnv_ctl c;
@@ -352,6 +416,7 @@ int main(void)
 	test_algorithm1();
 	test_signal();
 	test_head_scale();
+	test_pooling();
 	test_costs();
 	test_eq567();
 	return tap_done();
