@@ -1170,10 +1170,11 @@ static void fnv_ctl_workfn(struct work_struct *work)
 	struct blkcg_gq *blkg;
 	u64 dev_sum = 0, nr = 0, wsum = 0;
 	bool comp = false;
-	u32 wn = 0;
+	u32 wn = 0, mode;
 	u64 b_total;
 
 	fnv_read_params(fd, &p);
+	mode = READ_ONCE(fd->wrr_mode);
 	spin_lock_irq(&q->queue_lock);
 	list_for_each_entry(blkg, &q->blkg_list, q_node) {
 		struct fnv_tenant *tn;
@@ -1199,8 +1200,16 @@ static void fnv_ctl_workfn(struct work_struct *work)
 			wsum += w;
 			wn++;
 		}
-		/* head latency as at the mean weight: weight / mean */
-		smp.head_scale = fd->w_mean ?
+		/*
+		 * Head latency as at the mean weight: weight / mean. Only
+		 * under D2FQ, where a tenant's wait at the head is what its
+		 * share makes it. Budget cycles count the wait from the start
+		 * of the cycle (fnv_dispatch_request), which leaves out the
+		 * wait that is the share: what is left does not shrink with
+		 * the weight, and scaling it made the heaviest tenant read
+		 * 4x the lightest's latency (weights 800:200) and take boosts.
+		 */
+		smp.head_scale = fd->w_mean && mode == FNV_WRR_SOFT ?
 				 div_u64((u64)w << 10, fd->w_mean) : 0;
 		old = tn->ctl.state;
 		if (fnv_ctl_period(&tn->ctl, &smp, &p))
