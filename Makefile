@@ -57,8 +57,11 @@ $(BUILD)/linux-$(KSERIES)/block/elevator.h:
 	@h=$$(dpkg-query -W -f='$${Version}' linux-headers-$(KVER) 2>/dev/null); \
 	s=$$(dpkg-query -W -f='$${Version}' linux-source-$(KSERIES) 2>/dev/null); \
 	if [ -n "$$h" ] && [ -n "$$s" ] && [ "$$h" != "$$s" ]; then \
-		echo "fairnvme: warning: linux-source-$(KSERIES) $$s differs from" \
-		     "linux-headers-$(KVER) $$h: private block/ headers may not match" >&2; \
+		echo "fairnvme: linux-source-$(KSERIES) $$s differs from" \
+		     "linux-headers-$(KVER) $$h: the block/ headers taken from" \
+		     "it fix struct layouts the module relies on. Install" \
+		     "linux-source-$(KSERIES)=$$h, or set KSRC= to a matching kernel source tree" >&2; \
+		exit 1; \
 	fi
 	mkdir -p $(BUILD)/linux-$(KSERIES)
 	tar -xJf $(KSRC_TARBALL) -C $(BUILD)/linux-$(KSERIES) \

@@ -152,6 +152,7 @@ void d2fq_arb_init(struct d2fq_arb *a, u32 hl, u32 burst)
 	a->run = 0;
 	a->nr_flows = 0;
 	a->nr_parked = 0;
+	a->hold = NULL;
 }
 
 void d2fq_arb_add(struct d2fq_arb *a, struct d2fq_flow *f, enum d2fq_class c)
@@ -159,6 +160,8 @@ void d2fq_arb_add(struct d2fq_arb *a, struct d2fq_flow *f, enum d2fq_class c)
 	list_add_tail(&f->node, &a->cls[c]);
 	f->cls = c;
 	a->nr_flows++;
+	if (a->hold)
+		a->hold(a, f, true);
 }
 
 void d2fq_arb_del(struct d2fq_arb *a, struct d2fq_flow *f)
@@ -171,6 +174,8 @@ void d2fq_arb_del(struct d2fq_arb *a, struct d2fq_flow *f)
 		a->nr_parked--;
 	f->parked = false;
 	a->nr_flows--;
+	if (a->hold)
+		a->hold(a, f, false);
 }
 
 void d2fq_arb_park(struct d2fq_arb *a, struct d2fq_flow *f)

@@ -56,6 +56,7 @@
 #include "blk-mq.h"
 #include "blk-mq-sched.h"
 #include "blk-cgroup.h"
+#include "blk-wbt.h"
 
 #include <fairnvme/budget.h>
 #include <fairnvme/state.h>
@@ -189,7 +190,15 @@ struct fnv_tenant {
 	atomic64_t acc_svc[2];		/* sum of service time, read/write */
 	atomic_t acc_nr[2];		/* completions, read/write */
 
-	/* the control worker's, under queue_lock; read racily elsewhere */
+	/*
+	 * On fnv_data.active, holding a blkg reference, from its first
+	 * request until the control worker finds it idle (FNV_IDLE_LEAVE
+	 * periods): the worker walks only these.
+	 */
+	struct list_head active_node;
+	u32 idle_periods;
+
+	/* the control worker's, under fnv_data.lock; read racily elsewhere */
 	struct fnv_ctl ctl;
 	u32 eff_weight;			/* cfg_weight as the controller moved it */
 	u64 eq5_x;			/* W_i * D_i of Eq. 5 */
@@ -198,18 +207,22 @@ struct fnv_tenant {
 
 /* Per device data. */
 struct fnv_data {
-	spinlock_t lock;		/* everything but the atomics below */
+	/*
+	 * Everything but the lockless fields at the end. Nested inside
+	 * q->queue_lock (fnv_pd_offline()), which blk-throttle takes from a
+	 * timer: so taken with interrupts off everywhere else, as BFQ takes
+	 * its lock, or a softirq on the CPU that holds it could spin on
+	 * queue_lock while the queue_lock holder spins on this.
+	 */
+	spinlock_t lock;
 	struct request_queue *q;
 	struct fnv_sched sched;
 	struct d2fq_arb arb;		/* wrr_mode=soft: tenants by class */
-	atomic64_t gvt;			/* D2FQ holder word (lockless) */
 	u64 hl_last;			/* ns: last H/L period */
 	struct list_head head;		/* at-head insertions: served first */
 	struct list_head bypass;	/* requests without elevator data */
 	u32 nr_queued;			/* requests held, all lists */
 	u64 seq;			/* insertion order, for fifo_time */
-	atomic_t inflight;		/* dispatched, not yet completed */
-	int kick;			/* dispatch stopped at the depth */
 	/*
 	 * Soft mode: a tenant that had nothing queued or in flight and came
 	 * back in the high class; its first request may pass the depth
@@ -217,12 +230,10 @@ struct fnv_data {
 	 * requests hold its blkg while it is here.
 	 */
 	struct fnv_tenant *lone;
-	int limited;			/* ... at least once this period */
 	u32 depth;			/* dispatch depth now, <= max_inflight */
 	u32 cycle_seen;			/* wrr_mode=off: budget cycle, and */
 	u64 cycle_start;		/* ... when it began (ns) */
 	u64 dev_floor;			/* ns: device time alone (auto depth) */
-	atomic64_t acc_dev1;		/* lone requests: count << 44 | ns */
 
 	u32 max_inflight;
 	u32 dev_target_us;		/* 0: depth = max_inflight; or _AUTO */
@@ -239,10 +250,26 @@ struct fnv_data {
 	u32 wrr_burst;
 
 	struct delayed_work ctl_work;	/* the FairNVMe control period */
+	struct list_head active;	/* tenants the worker walks */
+	bool ctl_armed;			/* ctl_work queued or running */
 	/* mean configured weight of the busy tenants */
 	u32 w_mean;
 	u32 comp_left;			/* periods of compensation left */
+	u32 async_depth;		/* scheduler tags async I/O may take, per word */
+
+	/*
+	 * Lockless, written on completion: on their own cache line, away
+	 * from what dispatch and insertion write under the lock.
+	 */
+	atomic64_t gvt ____cacheline_aligned_in_smp; /* D2FQ holder word */
+	atomic_t inflight;		/* dispatched, not yet completed */
+	int kick;			/* dispatch stopped at the depth */
+	int limited;			/* ... at least once this period */
+	atomic64_t acc_dev1;		/* lone requests: count << 44 | ns */
 };
+
+/* Control periods a tenant stays on the active list once it is idle. */
+#define FNV_IDLE_LEAVE		10
 
 static struct blkcg_policy fnv_policy;
 static struct elevator_type fnv_elevator;
@@ -411,14 +438,44 @@ static void fnv_flow_pin(struct fnv_sched *s, struct fnv_flow *f, bool pin)
 		blkg_put(tn->pd.blkg);
 }
 
-static void fnv_inflight_dec(struct fnv_data *fd, struct fnv_tenant *tn)
+/*
+ * Arbiter callback: a tenant on a class list, parked ones too, holds a
+ * blkg reference, so that no list can point to a freed tenant.
+ */
+static void fnv_d2fq_hold(struct d2fq_arb *a, struct d2fq_flow *f, bool hold)
 {
-	/* Start of the grace period (budget.c's busy, D2FQ's release). */
+	struct fnv_tenant *tn = container_of(f, struct fnv_tenant, d2);
+
+	if (hold)
+		blkg_get(tn->pd.blkg);
+	else
+		blkg_put(tn->pd.blkg);
+}
+
+static void fnv_inflight_dec(struct fnv_data *fd, struct fnv_tenant *tn,
+			     struct blk_mq_hw_ctx *hctx)
+{
+	/*
+	 * Start of the grace period (budget.c's busy, D2FQ's release), read
+	 * by whoever sees inflight at 0: stamped before the decrement that
+	 * may make it 0, and again after it in case two completions raced
+	 * from 2.
+	 */
+	if (tn && atomic_read(&tn->inflight) == 1) {
+		WRITE_ONCE(tn->idle_at, ktime_get_ns());
+		/* idle_at before the decrement that lets it be read */
+		smp_mb__before_atomic();
+	}
 	if (tn && atomic_dec_and_test(&tn->inflight))
 		WRITE_ONCE(tn->idle_at, ktime_get_ns());
 	if (atomic_dec_return(&fd->inflight) < READ_ONCE(fd->depth) &&
 	    READ_ONCE(fd->kick) && xchg(&fd->kick, 0))
-		blk_mq_run_hw_queues(fd->q, true);
+		/*
+		 * Any hardware queue dispatches for the whole device
+		 * (QUEUE_FLAG_SQ_SCHED): run the completing one only, not
+		 * a walk over all of them.
+		 */
+		blk_mq_run_hw_queue(hctx, true);
 }
 
 /*
@@ -503,6 +560,26 @@ static void fnv_tenant_drained(struct fnv_data *fd, struct fnv_tenant *tn)
 	}
 }
 
+/*
+ * @tn has a request: on the active list if it was not (an offline tenant
+ * never joins again), and the control worker armed if it was not: it stops
+ * when no tenant is left, so an idle device has no timer.
+ */
+static void fnv_tenant_active(struct fnv_data *fd, struct fnv_tenant *tn)
+{
+	lockdep_assert_held(&fd->lock);
+	tn->idle_periods = 0;
+	if (list_empty(&tn->active_node) && !tn->offline) {
+		blkg_get(tn->pd.blkg);
+		list_add_tail(&tn->active_node, &fd->active);
+	}
+	if (!fd->ctl_armed) {
+		fd->ctl_armed = true;
+		schedule_delayed_work(&fd->ctl_work,
+				      msecs_to_jiffies(READ_ONCE(fd->ctl_period_ms)));
+	}
+}
+
 static void fnv_insert_request(struct fnv_data *fd, struct request *rq,
 			       bool at_head, struct list_head *free)
 {
@@ -530,8 +607,11 @@ static void fnv_insert_request(struct fnv_data *fd, struct request *rq,
 			rq->elv.priv[0] = tn;
 		}
 	}
+	if (tn)
+		fnv_tenant_active(fd, tn);
 
-	if (blk_mq_sched_try_insert_merge(q, rq, free))
+	/* a requeue goes back first as it is: never merged */
+	if (!at_head && blk_mq_sched_try_insert_merge(q, rq, free))
 		return;
 
 	trace_block_rq_insert(rq);
@@ -601,7 +681,7 @@ static void fnv_insert_requests(FNV_INSERT_ARGS)
 	struct fnv_data *fd = hctx->queue->elevator->elevator_data;
 	LIST_HEAD(free);
 
-	spin_lock(&fd->lock);
+	spin_lock_irq(&fd->lock);
 	while (!list_empty(list)) {
 		struct request *rq;
 
@@ -609,7 +689,7 @@ static void fnv_insert_requests(FNV_INSERT_ARGS)
 		list_del_init(&rq->queuelist);
 		fnv_insert_request(fd, rq, FNV_INSERT_AT_HEAD, &free);
 	}
-	spin_unlock(&fd->lock);
+	spin_unlock_irq(&fd->lock);
 
 	blk_mq_free_requests(&free);
 }
@@ -689,6 +769,45 @@ static struct request *fnv_d2fq_lone(struct fnv_data *fd, int *cls)
 }
 
 /*
+ * The clock at @rq's dispatch: the tenant's last dispatch time, the start
+ * of a budget cycle, and for a @sample the device time's start and the
+ * wait at the head.
+ */
+static void fnv_dispatch_stamp(struct fnv_data *fd, struct fnv_tenant *tn,
+			       struct request *rq, bool cycle, bool sample)
+{
+	u64 now = ktime_get_ns();
+	u64 head = max(rq->start_time_ns, tn->disp_at);
+
+	/*
+	 * Budget cycles: a tenant that spent its budget waits for the next
+	 * cycle by design, that wait is its share. Its head latency counts
+	 * from the start of the cycle at most, or the controller would read
+	 * the share as unfairness and raise the weights of the lightest
+	 * tenants (whose few requests per cycle wait longest between
+	 * cycles).
+	 */
+	if (cycle) {
+		if (fd->cycle_seen != fd->sched.cycle) {
+			fd->cycle_seen = fd->sched.cycle;
+			fd->cycle_start = now;
+		}
+		head = max(head, fd->cycle_start);
+	}
+	tn->disp_at = now;
+	if (sample) {
+		/*
+		 * The device time starts now (blk-stat would stamp it too);
+		 * fifo_time, ours and unused once the request left our lists,
+		 * keeps how long it waited since it became the oldest of its
+		 * tenant.
+		 */
+		rq->io_start_time_ns = now;
+		rq->fifo_time = now > head ? now - head : 0;
+	}
+}
+
+/*
  * Called from blk_mq_run_hw_queue(). The state is per device, not per
  * hardware queue (QUEUE_FLAG_SQ_SCHED), so the request returned may belong
  * to another hardware queue than @hctx, as with mq-deadline.
@@ -701,7 +820,7 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	int cls = -1;		/* D2FQ class; -2: at-head request */
 	u64 cost = 0;
 
-	spin_lock(&fd->lock);
+	spin_lock_irq(&fd->lock);
 	rq = list_first_entry_or_null(&fd->bypass, struct request, queuelist);
 	if (rq) {
 		list_del_init(&rq->queuelist);
@@ -748,46 +867,24 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	if (tn && fd->wrr_mode == FNV_WRR_SOFT)
 		fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_D2FQ);
 	if (tn) {
-		u64 now = ktime_get_ns();
-		u64 head = max(rq->start_time_ns, tn->disp_at);
-
-		/*
-		 * Budget cycles: a tenant that spent its budget waits for the
-		 * next cycle by design, that wait is its share. Its head
-		 * latency counts from the start of the cycle at most, or the
-		 * controller would read the share as unfairness and raise the
-		 * weights of the lightest tenants (whose few requests per
-		 * cycle wait longest between cycles).
-		 */
-		if (cls == -1 && fd->wrr_mode == FNV_WRR_OFF) {
-			if (fd->cycle_seen != fd->sched.cycle) {
-				fd->cycle_seen = fd->sched.cycle;
-				fd->cycle_start = now;
-			}
-			head = max(head, fd->cycle_start);
-		}
-
-		tn->disp_at = now;
 		/*
 		 * Sampled by the tenant's own count: the scheduler tag would
 		 * alias (a tenant at depth 1 reuses the same tag).
 		 */
-		if (!(tn->nr_disp++ % FNV_SAMPLE_EVERY)) {
-			/*
-			 * The device time starts now (blk-stat would stamp it
-			 * too); fifo_time, ours and unused once the request
-			 * left our lists, keeps how long it waited since it
-			 * became the oldest of its tenant.
-			 */
-			rq->io_start_time_ns = now;
-			rq->fifo_time = now > head ? now - head : 0;
-			fnv_rq_set_flags(rq, fnv_rq_flags(rq) |
-					 FNV_RQ_INFLIGHT | FNV_RQ_SAMPLE);
-		} else {
-			fnv_rq_set_flags(rq, (fnv_rq_flags(rq) &
-					      ~FNV_RQ_SAMPLE) |
-					 FNV_RQ_INFLIGHT);
-		}
+		u32 k = tn->nr_disp++ % FNV_SAMPLE_EVERY;
+		bool cycle = cls == -1 && fd->wrr_mode == FNV_WRR_OFF;
+
+		/*
+		 * The clock is read for a sampled request, for the tenant's
+		 * dispatch before one (its time starts the sampled request's
+		 * head wait) and at the start of a budget cycle: half the
+		 * dispatches, not all.
+		 */
+		if (!k || k == FNV_SAMPLE_EVERY - 1 ||
+		    (cycle && fd->cycle_seen != fd->sched.cycle))
+			fnv_dispatch_stamp(fd, tn, rq, cycle, !k);
+		fnv_rq_set_flags(rq, (fnv_rq_flags(rq) & ~FNV_RQ_SAMPLE) |
+				 FNV_RQ_INFLIGHT | (k ? 0 : FNV_RQ_SAMPLE));
 		atomic_inc(&tn->inflight);
 	} else {
 		fnv_rq_set_flags(rq, (fnv_rq_flags(rq) & ~FNV_RQ_SAMPLE) |
@@ -796,8 +893,44 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	if (trace_fairnvme_dispatch_enabled())
 		fnv_trace_dispatch(fd, tn, cost, cls);
 unlock:
-	spin_unlock(&fd->lock);
+	spin_unlock_irq(&fd->lock);
 	return rq;
+}
+
+/*
+ * Scheduler tags: asynchronous requests (writeback) may take at most
+ * FNV_ASYNC_PERCENT of them, as under kyber. A tenant with a thousand
+ * buffered writes in flight would otherwise hold every tag, and another
+ * tenant's read would wait for a tag before we ever saw it, whatever the
+ * weights (the BFQ bug fixed by "bfq: Limit number of requests consumed by
+ * each cgroup").
+ */
+#define FNV_ASYNC_PERCENT	75U
+
+static void fnv_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
+{
+	struct fnv_data *fd = data->q->elevator->elevator_data;
+
+	if (!op_is_sync(opf))
+		data->shallow_depth = READ_ONCE(fd->async_depth);
+}
+
+/* Called by blk_mq_update_nr_requests(), and for each new hctx. */
+static void fnv_depth_updated(struct blk_mq_hw_ctx *hctx)
+{
+	struct fnv_data *fd = hctx->queue->elevator->elevator_data;
+	struct blk_mq_tags *tags = hctx->sched_tags;
+	unsigned int shift = tags->bitmap_tags.sb.shift;
+
+	WRITE_ONCE(fd->async_depth,
+		   max((1U << shift) * FNV_ASYNC_PERCENT / 100U, 1U));
+	sbitmap_queue_min_shallow_depth(&tags->bitmap_tags, fd->async_depth);
+}
+
+static int fnv_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
+{
+	fnv_depth_updated(hctx);
+	return 0;
 }
 
 static bool fnv_has_work(struct blk_mq_hw_ctx *hctx)
@@ -876,7 +1009,7 @@ static void fnv_requeue_request(struct request *rq)
 
 	if (flags & FNV_RQ_INFLIGHT) {
 		fnv_rq_set_flags(rq, flags & ~FNV_RQ_INFLIGHT);
-		fnv_inflight_dec(fd, fnv_rq_tenant(rq));
+		fnv_inflight_dec(fd, fnv_rq_tenant(rq), rq->mq_hctx);
 	}
 }
 
@@ -895,6 +1028,14 @@ static void fnv_d2fq_complete(struct request *rq, struct fnv_tenant *tn)
 	/* the holder raises gvt in steps of tau_l / 16 */
 	d2fq_gvt_update(&fd->gvt, tn->d2.id, vt,
 			(u64)READ_ONCE(fd->tau_l_bytes) << (D2FQ_VT_SHIFT - 4));
+	/*
+	 * A removed cgroup's tenant lets go at once (fnv_pd_offline() did,
+	 * but this completion may have taken gvt after it): it is off the
+	 * active list, no period walk would release it and gvt would
+	 * freeze. The update's cmpxchg orders the read after it.
+	 */
+	if (unlikely(READ_ONCE(tn->offline)))
+		d2fq_gvt_release(&fd->gvt, tn->d2.id);
 }
 
 /* Called when the request is freed: completed, or merged into another. */
@@ -923,9 +1064,9 @@ static bool fnv_bio_merge(struct request_queue *q, struct bio *bio,
 	struct request *free = NULL;
 	bool ret;
 
-	spin_lock(&fd->lock);
+	spin_lock_irq(&fd->lock);
 	ret = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
-	spin_unlock(&fd->lock);
+	spin_unlock_irq(&fd->lock);
 
 	if (free)
 		blk_mq_free_request(free);
@@ -1037,19 +1178,14 @@ static void fnv_read_params(struct fnv_data *fd, struct fnv_ctl_params *p)
  */
 static void fnv_compensate(struct fnv_data *fd, u64 b_total)
 {
-	struct request_queue *q = fd->q;
 	u32 cap = max(READ_ONCE(fd->depth), 1U);
-	struct blkcg_gq *blkg;
+	struct fnv_tenant *tn;
 	u64 sum = 0, wsum = 0;
 	u32 n = 0;
 
-	list_for_each_entry(blkg, &q->blkg_list, q_node) {
-		struct fnv_tenant *tn;
+	list_for_each_entry(tn, &fd->active, active_node) {
 		u32 req;
 
-		tn = pd_to_tenant(blkg_to_pd(blkg, &fnv_policy));
-		if (!tn)
-			continue;
 		req = READ_ONCE(tn->nr_queued) + atomic_read(&tn->inflight);
 		req = clamp(req, 1U, cap);
 		tn->eq5_x = fnv_eq5_x(tn->eff_weight,
@@ -1059,13 +1195,9 @@ static void fnv_compensate(struct fnv_data *fd, u64 b_total)
 		wsum += tn->eff_weight;
 		n++;
 	}
-	list_for_each_entry(blkg, &q->blkg_list, q_node) {
-		struct fnv_tenant *tn;
+	list_for_each_entry(tn, &fd->active, active_node) {
 		u64 budget, floor, w;
 
-		tn = pd_to_tenant(blkg_to_pd(blkg, &fnv_policy));
-		if (!tn)
-			continue;
 		budget = fnv_eq5_budget(b_total, tn->eq5_x, sum, n);
 		floor = fd->cost_model == FNV_COST_BYTES ?
 			4096 + READ_ONCE(fd->req_cost_bytes) :
@@ -1154,7 +1286,7 @@ static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean)
 }
 
 /*
- * D2FQ upkeep, every control period (under queue_lock and fd->lock): a
+ * D2FQ upkeep, every control period (under fd->lock): a
  * tenant's virtual time advances at its effective weight; a tenant with
  * nothing queued or in flight for grace_us is no longer active and lets
  * go of gvt (it restarts at gvt when it comes back); every hl_period_ms
@@ -1168,17 +1300,11 @@ static void fnv_d2fq_period(struct fnv_data *fd, u64 now)
 	u64 period = (u64)READ_ONCE(fd->hl_period_ms) * NSEC_PER_MSEC;
 	bool hl = now - fd->hl_last >= period;
 	struct d2fq_period p;
-	struct blkcg_gq *blkg;
+	struct fnv_tenant *tn;
 
-	lockdep_assert_held(&q->queue_lock);
-	spin_lock(&fd->lock);
+	lockdep_assert_held(&fd->lock);
 	d2fq_period_begin(&p, d2fq_gvt_vt(atomic64_read(&fd->gvt)));
-	list_for_each_entry(blkg, &q->blkg_list, q_node) {
-		struct fnv_tenant *tn;
-
-		tn = pd_to_tenant(blkg_to_pd(blkg, &fnv_policy));
-		if (!tn)
-			continue;
+	list_for_each_entry(tn, &fd->active, active_node) {
 		WRITE_ONCE(tn->d2.weight, max(tn->eff_weight, 1U));
 		if (tn->d2.active && !tn->nr_queued &&
 		    !atomic_read(&tn->inflight) &&
@@ -1203,7 +1329,6 @@ static void fnv_d2fq_period(struct fnv_data *fd, u64 now)
 					  p.gap_max > (s64)tau_w);
 		}
 	}
-	spin_unlock(&fd->lock);
 }
 
 /*
@@ -1211,8 +1336,10 @@ static void fnv_d2fq_period(struct fnv_data *fd, u64 now)
  * period's completions into a state, an effective weight and learned costs
  * (state.c), then hand the policy the weights: the effective weights, or
  * the compensated budgets while a tenant asked for compensation in the last
- * FNV_COMP_HOLD periods. Runs in process context every ctl_period_ms; walks
- * the device's blkgs under queue_lock, as blk-iocost's timer does.
+ * FNV_COMP_HOLD periods. Runs in process context every ctl_period_ms while
+ * the device has active tenants, and walks only those (fd->active), under
+ * fd->lock: not every cgroup that ever did I/O on the device, and no timer
+ * on an idle device.
  */
 static void fnv_ctl_workfn(struct work_struct *work)
 {
@@ -1220,7 +1347,7 @@ static void fnv_ctl_workfn(struct work_struct *work)
 					   struct fnv_data, ctl_work);
 	struct request_queue *q = fd->q;
 	struct fnv_ctl_params p;
-	struct blkcg_gq *blkg;
+	struct fnv_tenant *tn, *next;
 	u64 dev_sum = 0, nr = 0, wsum = 0;
 	bool comp = false;
 	u32 wn = 0, mode;
@@ -1228,16 +1355,23 @@ static void fnv_ctl_workfn(struct work_struct *work)
 
 	fnv_read_params(fd, &p);
 	mode = READ_ONCE(fd->wrr_mode);
-	spin_lock_irq(&q->queue_lock);
-	list_for_each_entry(blkg, &q->blkg_list, q_node) {
-		struct fnv_tenant *tn;
+	spin_lock_irq(&fd->lock);
+	list_for_each_entry(tn, &fd->active, active_node) {
 		struct fnv_sample smp;
 		enum fnv_state old;
 		u32 w;
 
-		tn = pd_to_tenant(blkg_to_pd(blkg, &fnv_policy));
-		if (!tn)
-			continue;
+		/*
+		 * pd_alloc runs atomic: an id it could not get is retried
+		 * here (a tenant without one never holds gvt).
+		 */
+		if (unlikely(tn->d2.id == D2FQ_ID_NONE)) {
+			int id = ida_alloc_range(&fnv_ida, 1, D2FQ_ID_MAX,
+						 GFP_NOWAIT);
+
+			if (id > 0)
+				WRITE_ONCE(tn->d2.id, id);
+		}
 		fnv_take_sample(tn, &smp);
 		smp.busy = READ_ONCE(tn->nr_queued) ||
 			   atomic_read(&tn->inflight);
@@ -1290,27 +1424,36 @@ static void fnv_ctl_workfn(struct work_struct *work)
 	else if (fd->comp_left)
 		fd->comp_left--;
 
-	spin_lock(&fd->lock);
 	b_total = fnv_cycle_budget(fd);
-	spin_unlock(&fd->lock);
 	if (fd->comp_left) {
 		fnv_compensate(fd, b_total);
 	} else {
-		list_for_each_entry(blkg, &q->blkg_list, q_node) {
-			struct fnv_tenant *tn;
-
-			tn = pd_to_tenant(blkg_to_pd(blkg, &fnv_policy));
-			if (!tn)
-				continue;
+		list_for_each_entry(tn, &fd->active, active_node) {
 			tn->eq5_budget = 0;
 			WRITE_ONCE(tn->flow.new_weight, tn->eff_weight);
 		}
 	}
 	fnv_d2fq_period(fd, ktime_get_ns());
-	spin_unlock_irq(&q->queue_lock);
 
-	schedule_delayed_work(&fd->ctl_work,
-			      msecs_to_jiffies(READ_ONCE(fd->ctl_period_ms)));
+	/*
+	 * A tenant with nothing queued or in flight, out of gvt, for
+	 * FNV_IDLE_LEAVE periods leaves the walk (its controller state
+	 * stays as it was). The reference it held cannot be the blkg's last:
+	 * a removed cgroup's tenant left in fnv_pd_offline().
+	 */
+	list_for_each_entry_safe(tn, next, &fd->active, active_node) {
+		if (tn->nr_queued || atomic_read(&tn->inflight) ||
+		    tn->d2.active || ++tn->idle_periods < FNV_IDLE_LEAVE)
+			continue;
+		list_del_init(&tn->active_node);
+		blkg_put(tn->pd.blkg);
+	}
+	if (list_empty(&fd->active) && !fd->nr_queued)
+		fd->ctl_armed = false;
+	else
+		schedule_delayed_work(&fd->ctl_work,
+				      msecs_to_jiffies(READ_ONCE(fd->ctl_period_ms)));
+	spin_unlock_irq(&fd->lock);
 }
 
 static int fnv_init_sched(struct request_queue *q, struct elevator_type *e)
@@ -1349,6 +1492,7 @@ static int fnv_init_sched(struct request_queue *q, struct elevator_type *e)
 	fd->wrr_burst = 1;
 	/* the paper starts at the largest ratio */
 	d2fq_arb_init(&fd->arb, D2FQ_HL_MAX, fd->wrr_burst);
+	fd->arb.hold = fnv_d2fq_hold;
 	atomic64_set(&fd->gvt, d2fq_gvt_pack(D2FQ_ID_NONE, 0));
 	fd->hl_last = ktime_get_ns();
 	fnv_sched_init(&fd->sched, fnv_cycle_budget(fd));
@@ -1356,17 +1500,33 @@ static int fnv_init_sched(struct request_queue *q, struct elevator_type *e)
 	fd->sched.pin = fnv_flow_pin;
 	fd->sched.refilled = fnv_flow_refilled;
 	INIT_DELAYED_WORK(&fd->ctl_work, fnv_ctl_workfn);
+	INIT_LIST_HEAD(&fd->active);
+
+	/*
+	 * The elevator first, then the policy (BFQ's order): activation
+	 * creates tenants, and fnv_pd_offline() finds our data through
+	 * q->elevator; without it an early offline left a tenant on our lists
+	 * unmarked.
+	 */
+	spin_lock_irq(&q->queue_lock);
+	q->elevator = eq;
+	spin_unlock_irq(&q->queue_lock);
 
 	ret = fnv_activate_policy(q, &fnv_policy);
-	if (ret)
+	if (ret) {
+		spin_lock_irq(&q->queue_lock);
+		q->elevator = NULL;
+		spin_unlock_irq(&q->queue_lock);
 		goto free_fd;
+	}
 
 	/* We dispatch from request queue wide instead of hw queue */
 	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
-
-	q->elevator = eq;
-	schedule_delayed_work(&fd->ctl_work,
-			      msecs_to_jiffies(fd->ctl_period_ms));
+	/*
+	 * Writeback throttling would hold a tenant's writeback back
+	 * before it reaches us, whatever its weight (BFQ turns it off too).
+	 */
+	fnv_wbt_disable(q);
 	return 0;
 
 free_fd:
@@ -1380,13 +1540,20 @@ static void fnv_exit_sched(struct elevator_queue *e)
 {
 	struct fnv_data *fd = e->elevator_data;
 
+	struct fnv_tenant *tn, *next;
+
 	cancel_delayed_work_sync(&fd->ctl_work);
-	spin_lock(&fd->lock);
+	spin_lock_irq(&fd->lock);
 	fnv_d2fq_clear(fd, NULL);	/* parked tenants only, or a bug */
 	WARN_ON_ONCE(fd->nr_queued || fd->sched.nr_backlogged);
 	fnv_sched_drain(&fd->sched);
-	spin_unlock(&fd->lock);
+	list_for_each_entry_safe(tn, next, &fd->active, active_node) {
+		list_del_init(&tn->active_node);
+		blkg_put(tn->pd.blkg);
+	}
+	spin_unlock_irq(&fd->lock);
 	fnv_deactivate_policy(fd->q, &fnv_policy);
+	fnv_wbt_enable(fd->q);
 	kfree(fd);
 }
 
@@ -1441,9 +1608,9 @@ static void fnv_apply_depth(struct fnv_data *fd)
 
 static void fnv_apply_budget(struct fnv_data *fd)
 {
-	spin_lock(&fd->lock);
+	spin_lock_irq(&fd->lock);
 	fd->sched.cycle_budget = fnv_cycle_budget(fd);
-	spin_unlock(&fd->lock);
+	spin_unlock_irq(&fd->lock);
 }
 
 FNV_U32_ATTR(max_inflight, max_inflight, 1, FNV_MAX_INFLIGHT_MAX,
@@ -1495,9 +1662,9 @@ FNV_U32_ATTR(hl_period_ms, hl_period_ms, FNV_HL_PERIOD_MS_MIN,
 
 static void fnv_apply_burst(struct fnv_data *fd)
 {
-	spin_lock(&fd->lock);
+	spin_lock_irq(&fd->lock);
 	fd->arb.burst = fd->wrr_burst;
-	spin_unlock(&fd->lock);
+	spin_unlock_irq(&fd->lock);
 }
 
 FNV_U32_ATTR(wrr_burst, wrr_burst, 1, FNV_WRR_BURST_MAX, fnv_apply_burst)
@@ -1667,12 +1834,12 @@ static ssize_t fnv_wrr_mode_store(struct elevator_queue *e,
 
 	if (m < 0)
 		return -EINVAL;
-	spin_lock(&fd->lock);
+	spin_lock_irq(&fd->lock);
 	if (fd->wrr_mode != m) {
 		WRITE_ONCE(fd->wrr_mode, m);
 		fnv_wrr_migrate(fd);
 	}
-	spin_unlock(&fd->lock);
+	spin_unlock_irq(&fd->lock);
 	blk_mq_run_hw_queues(fd->q, true);
 	return count;
 }
@@ -1760,6 +1927,9 @@ static struct elv_fs_entry fnv_attrs[] = {
 
 static struct elevator_type fnv_elevator = {
 	.ops = {
+		.depth_updated		= fnv_depth_updated,
+		.limit_depth		= fnv_limit_depth,
+		.init_hctx		= fnv_init_hctx,
 		.insert_requests	= fnv_insert_requests,
 		.dispatch_request	= fnv_dispatch_request,
 		.has_work		= fnv_has_work,
@@ -1821,6 +1991,7 @@ static struct blkg_policy_data *fnv_pd_alloc(FNV_PD_ALLOC_ARGS)
 	 */
 	__module_get(THIS_MODULE);
 	INIT_LIST_HEAD(&tn->fifo);
+	INIT_LIST_HEAD(&tn->active_node);
 	atomic_set(&tn->inflight, 0);
 	tn->sort[READ] = RB_ROOT;
 	tn->sort[WRITE] = RB_ROOT;
@@ -1858,10 +2029,24 @@ static void fnv_pd_offline(struct blkg_policy_data *pd)
 	if (!fd)
 		return;
 	spin_lock(&fd->lock);
-	tn->offline = true;
+	WRITE_ONCE(tn->offline, true);
 	if (tn->d2.parked)
 		d2fq_arb_del(&fd->arb, &tn->d2);
+	tn->d2.active = false;
+	if (!list_empty(&tn->active_node)) {
+		/* not the last reference: blkg_destroy() holds its own */
+		list_del_init(&tn->active_node);
+		blkg_put(tn->pd.blkg);
+	}
 	spin_unlock(&fd->lock);
+	/*
+	 * Let go of gvt: the control period walks the active list, which
+	 * this tenant just left, so nothing else would, and every other tenant
+	 * would drift to the low class (weights 300:100 gave 0.488:0.512).
+	 * Paired with the read of ->offline after d2fq_gvt_update().
+	 */
+	smp_mb();
+	d2fq_gvt_release(&fd->gvt, tn->d2.id);
 }
 
 static void fnv_pd_free(struct blkg_policy_data *pd)
@@ -1871,6 +2056,7 @@ static void fnv_pd_free(struct blkg_policy_data *pd)
 	/* Requests hold a blkg reference: none can be left here. */
 	WARN_ON_ONCE(tn->nr_queued || tn->flow.backlogged ||
 		     !list_empty(&tn->flow.wnode) || tn->d2.cls >= 0 ||
+		     !list_empty(&tn->active_node) ||
 		     atomic_read(&tn->inflight));
 	if (tn->d2.id != D2FQ_ID_NONE)
 		ida_free(&fnv_ida, tn->d2.id);

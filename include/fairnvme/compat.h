@@ -28,4 +28,8 @@
 #define fnv_activate_policy(q, pol)	blkcg_activate_policy((q), (pol))
 #define fnv_deactivate_policy(q, pol)	blkcg_deactivate_policy((q), (pol))
 
+/* wbt_{en,dis}able_default() take the request_queue until 6.3 */
+#define fnv_wbt_disable(q)		wbt_disable_default(q)
+#define fnv_wbt_enable(q)		wbt_enable_default(q)
+
 #endif /* _FAIRNVME_COMPAT_H */

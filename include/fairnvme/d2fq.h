@@ -82,6 +82,12 @@ struct d2fq_arb {
 	u32 hl;			/* H/L ratio: weight[HIGH] / weight[LOW] */
 	u32 nr_flows;		/* flows on the class lists, parked or not */
 	u32 nr_parked;		/* of which parked */
+	/*
+	 * Optional: called with true when a flow joins the class lists and
+	 * with false when it leaves them (also when d2fq_arb_pick() drops a
+	 * parked flow), so that the owner can pin what the flow lives in.
+	 */
+	void (*hold)(struct d2fq_arb *a, struct d2fq_flow *f, bool hold);
 };
 
 /* Signed distance from @b to @a in virtual time (wrap safe). */

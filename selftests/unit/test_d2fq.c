@@ -472,6 +472,50 @@ static void qd1_waits(bool park, int *max_wait, double *share)
 	*share = (double)mine / n;
 }
 
+/* The owner's hold callback: one reference per flow on the class lists. */
+static int holds[4];
+
+static void count_hold(struct d2fq_arb *a, struct d2fq_flow *f, bool hold)
+{
+	(void)a;
+	holds[f->id - 1] += hold ? 1 : -1;
+}
+
+static void test_hold(void)
+{
+	struct d2fq_flow f[4], *p;
+	struct d2fq_arb a;
+	int i, bad = 0;
+
+	d2fq_arb_init(&a, 3, 1);
+	a.hold = count_hold;
+	for (i = 0; i < 4; i++) {
+		d2fq_flow_init(&f[i], i + 1, 100);
+		d2fq_arb_add(&a, &f[i], D2FQ_HIGH);
+	}
+	for (i = 0; i < 4; i++)
+		bad |= holds[i] != 1;
+	tap_ok(!bad, "each flow on a class list holds one reference");
+	/* class change: del then add keeps one */
+	d2fq_arb_del(&a, &f[3]);
+	d2fq_arb_add(&a, &f[3], D2FQ_LOW);
+	tap_ok(holds[3] == 1, "a class change keeps it at one (%d)", holds[3]);
+	/* f0 parked, dropped by the arbiter when its turn comes */
+	d2fq_arb_park(&a, &f[0]);
+	tap_ok(holds[0] == 1, "a parked flow keeps its reference");
+	p = d2fq_arb_pick(&a);
+	tap_ok(p == &f[1] && holds[0] == 0 && f[0].cls == -1,
+	       "the arbiter dropping a parked flow releases it (%d)", holds[0]);
+	d2fq_arb_del(&a, &f[0]);
+	tap_ok(holds[0] == 0, "a second del of a flow off the lists releases nothing");
+	for (i = 1; i < 4; i++)
+		d2fq_arb_del(&a, &f[i]);
+	bad = 0;
+	for (i = 0; i < 4; i++)
+		bad |= holds[i] != 0;
+	tap_ok(!bad && !a.nr_flows, "all off the lists: no reference left");
+}
+
 static void test_park_qd1(void)
 {
 	double share;
@@ -614,6 +658,7 @@ int main(void)
 	test_period();
 	test_arb();
 	test_park();
+	test_hold();
 	test_park_qd1();
 	test_sim();
 	return tap_done();
