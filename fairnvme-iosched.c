@@ -115,6 +115,13 @@
 #define FNV_PERIOD_MS_MAX	10000
 /* D2FQ: tau_l per unit of weight, 8 MiB at the default weight 100 */
 #define FNV_TAU_L_DEF		(8388608 / FNV_WEIGHT_DEFAULT)
+/*
+ * tau_l_bytes = auto: the lead, in virtual time, that a tenant served at
+ * its fair rate covers in FNV_TAU_L_MS: the device's measured bytes per
+ * second times FNV_TAU_L_MS, over the summed weight of the busy tenants.
+ */
+#define FNV_TAU_AUTO		0U
+#define FNV_TAU_L_MS		50
 #define FNV_TAU_L_MIN		512
 #define FNV_TAU_L_MAX		1073741824U
 #define FNV_HL_PERIOD_MS_DEF	1000
@@ -245,7 +252,12 @@ struct fnv_data {
 	u32 ctl_period_ms;
 	struct fnv_ctl_params ctl;	/* thresholds and gains */
 	u32 wrr_mode;			/* enum fnv_wrr_mode, under lock */
-	u32 tau_l_bytes;		/* per unit of weight */
+	u32 tau_l_bytes;		/* per unit of weight, in force */
+	u32 tau_l_cfg;			/* the tunable; FNV_TAU_AUTO */
+	u64 disp_bytes;			/* dispatched, all time */
+	u64 rate_bytes;			/* seen by the worker last period */
+	u64 rate_at;			/* ... when (ns) */
+	u64 rate;			/* device bytes/s at saturation, learned */
 	u32 hl_period_ms;
 	u32 wrr_burst;
 
@@ -863,6 +875,7 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 			fnv_sched_charge(&fd->sched, &tn->flow, cost);
 	}
 	fnv_remove_request(fd, rq);
+	fd->disp_bytes += blk_rq_bytes(rq);
 	fnv_rq_set_depth(rq, atomic_inc_return(&fd->inflight));
 	if (tn && fd->wrr_mode == FNV_WRR_SOFT)
 		fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_D2FQ);
@@ -1239,14 +1252,13 @@ static void fnv_compensate(struct fnv_data *fd, u64 b_total)
  * dispatch (a completion runs the queue asynchronously, from kblockd); on
  * the emulated NVMe that lost up to 43 % of its IOPS.
  */
-static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean)
+static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, bool limited)
 {
 	u32 tgt = READ_ONCE(fd->dev_target_us);
 	u64 target = (u64)tgt * NSEC_PER_USEC;
 	u32 lim = READ_ONCE(fd->max_inflight);
 	u32 dmin = min(FNV_DEPTH_MIN, lim);
 	u32 d = READ_ONCE(fd->depth);
-	bool limited = xchg(&fd->limited, 0);
 	u64 acc = atomic64_xchg(&fd->acc_dev1, 0);
 	u32 n1 = acc >> FNV_DEV1_SHIFT;
 	u64 floor = READ_ONCE(fd->dev_floor);
@@ -1283,6 +1295,40 @@ static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean)
 		/* a deeper queue may let held requests go now */
 		blk_mq_run_hw_queues(fd->q, true);
 	}
+}
+
+/*
+ * tau_l_bytes = auto (under fd->lock, once per control period): the device's
+ * rate is learned from the bytes dispatched in periods when the depth held
+ * requests back (the device, not the tenants, was the limit): a faster
+ * period raises it at once, a slower one lowers it by an eighth of the
+ * gap. tau_l is then the virtual time a tenant served at its fair share
+ * covers in FNV_TAU_L_MS, rate * FNV_TAU_L_MS / (summed effective weight
+ * of the busy tenants): a few requests of lead on a slow device, tens of
+ * megabytes per unit of weight on a fast NVMe SSD. Until the rate is known,
+ * the fixed default holds.
+ */
+static void fnv_auto_tau(struct fnv_data *fd, u64 now, bool limited,
+			 u64 wsum)
+{
+	u64 bytes = fd->disp_bytes - fd->rate_bytes;
+	u64 dt = now - fd->rate_at;
+	u64 r, tau;
+
+	fd->rate_bytes = fd->disp_bytes;
+	fd->rate_at = now;
+	if (limited && dt >= NSEC_PER_MSEC && bytes) {
+		r = mul_u64_u64_div_u64(bytes, NSEC_PER_SEC, dt);
+		if (r > fd->rate)
+			fd->rate = r;
+		else
+			fd->rate -= (fd->rate - r) >> 3;
+	}
+	if (fd->tau_l_cfg != FNV_TAU_AUTO || !fd->rate || !wsum)
+		return;
+	tau = div64_u64(fd->rate * FNV_TAU_L_MS, MSEC_PER_SEC * wsum);
+	WRITE_ONCE(fd->tau_l_bytes,
+		   clamp_t(u64, tau, FNV_TAU_L_MIN, FNV_TAU_L_MAX));
 }
 
 /*
@@ -1348,8 +1394,8 @@ static void fnv_ctl_workfn(struct work_struct *work)
 	struct request_queue *q = fd->q;
 	struct fnv_ctl_params p;
 	struct fnv_tenant *tn, *next;
-	u64 dev_sum = 0, nr = 0, wsum = 0;
-	bool comp = false;
+	u64 dev_sum = 0, nr = 0, wsum = 0, esum = 0;
+	bool comp = false, limited;
 	u32 wn = 0, mode;
 	u64 b_total;
 
@@ -1403,6 +1449,8 @@ static void fnv_ctl_workfn(struct work_struct *work)
 			comp = true;
 		tn->eff_weight = fnv_ctl_weight(&tn->ctl,
 						READ_ONCE(tn->cfg_weight));
+		if (smp.nr || smp.busy)
+			esum += tn->eff_weight;
 		if (old != tn->ctl.state)
 			trace_fairnvme_state(disk_devt(q->disk),
 					     fnv_tenant_cgid(tn), old,
@@ -1417,7 +1465,9 @@ static void fnv_ctl_workfn(struct work_struct *work)
 	}
 
 	fd->w_mean = wn ? div_u64(wsum, wn) : 0;
-	fnv_adapt_depth(fd, nr ? div64_u64(dev_sum, nr) : 0);
+	limited = xchg(&fd->limited, 0);
+	fnv_adapt_depth(fd, nr ? div64_u64(dev_sum, nr) : 0, limited);
+	fnv_auto_tau(fd, ktime_get_ns(), limited, esum);
 
 	if (comp)
 		fd->comp_left = FNV_COMP_HOLD;
@@ -1488,6 +1538,8 @@ static int fnv_init_sched(struct request_queue *q, struct elevator_type *e)
 	fd->ctl = fnv_ctl_defaults;
 	fd->wrr_mode = FNV_WRR_SOFT;
 	fd->tau_l_bytes = FNV_TAU_L_DEF;
+	fd->tau_l_cfg = FNV_TAU_AUTO;
+	fd->rate_at = ktime_get_ns();
 	fd->hl_period_ms = FNV_HL_PERIOD_MS_DEF;
 	fd->wrr_burst = 1;
 	/* the paper starts at the largest ratio */
@@ -1656,7 +1708,43 @@ FNV_U32_ATTR(ctl_period_ms, ctl_period_ms, FNV_PERIOD_MS_MIN,
 FNV_U32_ATTR(ku_ppm, ctl.ku_ppm, 0, FNV_PPM_MAX, NULL)
 FNV_U32_ATTR(kd_ppm, ctl.kd_ppm, 0, FNV_PPM_MAX, NULL)
 FNV_U32_ATTR(beta_permille, ctl.beta, 0, FNV_BETA_MAX, NULL)
-FNV_U32_ATTR(tau_l_bytes, tau_l_bytes, FNV_TAU_L_MIN, FNV_TAU_L_MAX, NULL)
+static ssize_t fnv_tau_l_bytes_show(struct elevator_queue *e, char *page)
+{
+	struct fnv_data *fd = e->elevator_data;
+	u32 v = READ_ONCE(fd->tau_l_cfg);
+
+	if (v == FNV_TAU_AUTO)
+		return sysfs_emit(page, "auto\n");
+	return sysfs_emit(page, "%u\n", v);
+}
+
+/* "auto", or bytes per unit of weight */
+static ssize_t fnv_tau_l_bytes_store(struct elevator_queue *e,
+				     const char *page, size_t count)
+{
+	struct fnv_data *fd = e->elevator_data;
+	u32 v;
+
+	if (sysfs_streq(page, "auto"))
+		v = FNV_TAU_AUTO;
+	else if (fnv_parse_u32(page, FNV_TAU_L_MIN, FNV_TAU_L_MAX, &v))
+		return -EINVAL;
+	spin_lock_irq(&fd->lock);
+	fd->tau_l_cfg = v;
+	if (v != FNV_TAU_AUTO)
+		WRITE_ONCE(fd->tau_l_bytes, v);
+	spin_unlock_irq(&fd->lock);
+	return count;
+}
+
+/* the tau_l in force: the tunable's, or auto's last */
+static ssize_t fnv_tau_l_eff_bytes_show(struct elevator_queue *e, char *page)
+{
+	struct fnv_data *fd = e->elevator_data;
+
+	return sysfs_emit(page, "%u\n", READ_ONCE(fd->tau_l_bytes));
+}
+
 FNV_U32_ATTR(hl_period_ms, hl_period_ms, FNV_HL_PERIOD_MS_MIN,
 	     FNV_HL_PERIOD_MS_MAX, NULL)
 
@@ -1921,6 +2009,7 @@ static struct elv_fs_entry fnv_attrs[] = {
 	FNV_ATTR_RO(inflight),
 	FNV_ATTR_RO(depth),
 	FNV_ATTR_RO(dev_floor_us),
+	FNV_ATTR_RO(tau_l_eff_bytes),
 	FNV_ATTR_RO(tenants),
 	__ATTR_NULL
 };

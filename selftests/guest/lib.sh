@@ -25,9 +25,10 @@
 #      depth_watch_start DEV; depth_watch_stop
 
 FNV_SCHED=${FNV_SCHED-fairnvme}
-# D2FQ's tau_l scaled to the emulated devices (4 to 8 MB/s, ~1000x slower
-# than the NVMe its default is for): 1 KiB per unit of weight, 100 KiB at
-# weight 100. Tests pass it through FNV_TUNE or write it themselves.
+# A fixed tau_l for the emulated devices (4 to 8 MB/s): 1 KiB per unit of
+# weight, about what tau_l_bytes=auto finds there. Only t13, which tests
+# D2FQ's mechanics at set values of the tunable, writes it; every share
+# test runs at the defaults.
 FNV_TAU_EMU=1024
 FNV_MOD=${FNV_MOD-fairnvme-iosched}
 CG_ROOT=${CG_ROOT:-/sys/fs/cgroup}

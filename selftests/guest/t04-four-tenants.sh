@@ -10,7 +10,6 @@
 # of soft's (the dispatch depth must not cost throughput).
 . /tests/lib.sh
 
-FNV_TUNE="tau_l_bytes=$FNV_TAU_EMU"
 
 RT=${FNV_T04_RUNTIME:-20}
 ARGS="--rw=randread --bs=4k --direct=1 --ioengine=libaio --iodepth=32 --numjobs=1 --ramp_time=3 --randrepeat=0"

@@ -6,7 +6,7 @@
 # is accepted (so that the rejections are not just a read-only file).
 . /tests/lib.sh
 
-tap_plan 111
+tap_plan 113
 fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_dev) || tap_fail_rest "no nvme device"
 # a fresh instance, with every tunable at its default
@@ -61,7 +61,7 @@ done
 for v in "" insertion "head queue"; do
 	expect_einval "$io/state_latency" "$v"
 done
-for v in 0 511 1073741825 8k x; do
+for v in 0 511 1073741825 8k x autox; do
 	expect_einval "$io/tau_l_bytes" "$v"
 done
 for v in 0 99 60001 1s; do
@@ -78,8 +78,10 @@ check "wrr_mode accepts off and soft" sh -c \
 	"echo off >$io/wrr_mode && grep -qx 'soft \[off\]' $io/wrr_mode && echo soft >$io/wrr_mode && grep -qx '\[soft\] off' $io/wrr_mode"
 check "state_latency defaults to head, accepts queue and head" sh -c \
 	"grep -qx '\[head\] queue' $io/state_latency && echo queue >$io/state_latency && grep -qx 'head \[queue\]' $io/state_latency && echo head >$io/state_latency && grep -qx '\[head\] queue' $io/state_latency"
-check "tau_l_bytes accepts 512 and 83886 (its default)" sh -c \
-	"grep -qx 83886 $io/tau_l_bytes && echo 512 >$io/tau_l_bytes && grep -qx 512 $io/tau_l_bytes && echo 83886 >$io/tau_l_bytes"
+check "tau_l_bytes defaults to auto, accepts 512 (then in force) and auto" sh -c \
+	"grep -qx auto $io/tau_l_bytes && echo 512 >$io/tau_l_bytes && grep -qx 512 $io/tau_l_bytes && grep -qx 512 $io/tau_l_eff_bytes && echo auto >$io/tau_l_bytes && grep -qx auto $io/tau_l_bytes"
+check "read-only tau_l_eff_bytes refuses writes and keeps its value" sh -c \
+	"v=\$(cat $io/tau_l_eff_bytes) && ! (echo 5 >$io/tau_l_eff_bytes) 2>/dev/null && [ \"\$(cat $io/tau_l_eff_bytes)\" = \"\$v\" ]"
 check "dev_target_us defaults to auto, accepts 600, 0 and auto" sh -c \
 	"grep -qx auto $io/dev_target_us && echo 600 >$io/dev_target_us && grep -qx 600 $io/dev_target_us && echo 0 >$io/dev_target_us && grep -qx 0 $io/dev_target_us && echo auto >$io/dev_target_us && grep -qx auto $io/dev_target_us"
 check "max_inflight accepts 64" sh -c "echo 64 >$io/max_inflight && grep -qx 64 $io/max_inflight"

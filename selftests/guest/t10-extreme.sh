@@ -18,7 +18,6 @@
 # to 9 ms. See the closing note of the FairNVMe issue.
 . /tests/lib.sh
 
-FNV_TUNE="tau_l_bytes=$FNV_TAU_EMU"
 
 RT=${FNV_T10_RUNTIME:-12}
 RT_ALONE=${FNV_T10_ALONE:-6}

@@ -10,7 +10,6 @@
 # ~0.007 here, fairnvme's 0.47 to 0.50); every scheduler's index is printed.
 . /tests/lib.sh
 
-FNV_TUNE="tau_l_bytes=$FNV_TAU_EMU"
 
 RT=${FNV_T11_RUNTIME:-12}
 RT_ALONE=${FNV_T11_ALONE:-6}

@@ -125,6 +125,6 @@ diag "H/L trajectory: $(grep -o 'hl=[0-9]*->[0-9]* eq[23]' "$tr/trace" | tr '\n'
 check "fairnvme_hl traced the fall back" grep -q 'hl=[0-9]*->3 ' "$tr/trace"
 
 echo 500 >"$io/beta_permille"
-echo 83886 >"$io/tau_l_bytes"
+echo auto >"$io/tau_l_bytes"
 for t in a b c d; do cg_destroy $t; done
 tap_done

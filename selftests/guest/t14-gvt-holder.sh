@@ -11,17 +11,12 @@
 # 0.75 / 0.25 of their summed reads, +-10 %. Before the fix gvt froze at
 # C's virtual time, both drifted into the low class and were served round
 # robin (0.488 / 0.512).
-#
-# tau_l is scaled to the emulated device (FNV_TAU_EMU), as in the other
-# D2FQ tests: at the default, sized for fast NVMe, the drift would take
-# minutes to cross it on a 2000 IOPS device.
 . /tests/lib.sh
 
 tap_plan 6
 fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_dev) || tap_fail_rest "no nvme device"
 check "select fairnvme on $dev" set_sched "$dev" fairnvme
-echo "$FNV_TAU_EMU" >"/sys/block/$dev/queue/iosched/tau_l_bytes"
 majmin=$(cat "/sys/block/$dev/dev")
 
 for t in A B C; do cg_create t14$t; done
