@@ -1621,6 +1621,24 @@ static int fnv_parse_u32(const char *page, u32 min, u32 max, u32 *val)
 	return 0;
 }
 
+/* A tunable that is "auto" (@auto_v) or a number in [@min, @max]. */
+static ssize_t fnv_show_auto(char *page, u32 v, u32 auto_v)
+{
+	if (v == auto_v)
+		return sysfs_emit(page, "auto\n");
+	return sysfs_emit(page, "%u\n", v);
+}
+
+static int fnv_parse_auto(const char *page, u32 min, u32 max, u32 auto_v,
+			  u32 *val)
+{
+	if (sysfs_streq(page, "auto")) {
+		*val = auto_v;
+		return 0;
+	}
+	return fnv_parse_u32(page, min, max, val);
+}
+
 /*
  * Plain u32 tunables. A store runs under the elevator's sysfs_lock, which
  * serialises it against the other stores; @apply (may be NULL) makes a
@@ -1671,11 +1689,9 @@ FNV_U32_ATTR(max_inflight, max_inflight, 1, FNV_MAX_INFLIGHT_MAX,
 static ssize_t fnv_dev_target_us_show(struct elevator_queue *e, char *page)
 {
 	struct fnv_data *fd = e->elevator_data;
-	u32 v = READ_ONCE(fd->dev_target_us);
 
-	if (v == FNV_DEV_TARGET_AUTO)
-		return sysfs_emit(page, "auto\n");
-	return sysfs_emit(page, "%u\n", v);
+	return fnv_show_auto(page, READ_ONCE(fd->dev_target_us),
+			     FNV_DEV_TARGET_AUTO);
 }
 
 /* "auto", or device time in us (0: fixed depth) */
@@ -1685,9 +1701,8 @@ static ssize_t fnv_dev_target_us_store(struct elevator_queue *e,
 	struct fnv_data *fd = e->elevator_data;
 	u32 v;
 
-	if (sysfs_streq(page, "auto"))
-		v = FNV_DEV_TARGET_AUTO;
-	else if (fnv_parse_u32(page, 0, FNV_DEV_TARGET_US_MAX, &v))
+	if (fnv_parse_auto(page, 0, FNV_DEV_TARGET_US_MAX, FNV_DEV_TARGET_AUTO,
+			   &v))
 		return -EINVAL;
 	/* (back) to auto: measure the device again, from depth 1 */
 	if (v == FNV_DEV_TARGET_AUTO && READ_ONCE(fd->dev_target_us) != v)
@@ -1708,14 +1723,12 @@ FNV_U32_ATTR(ctl_period_ms, ctl_period_ms, FNV_PERIOD_MS_MIN,
 FNV_U32_ATTR(ku_ppm, ctl.ku_ppm, 0, FNV_PPM_MAX, NULL)
 FNV_U32_ATTR(kd_ppm, ctl.kd_ppm, 0, FNV_PPM_MAX, NULL)
 FNV_U32_ATTR(beta_permille, ctl.beta, 0, FNV_BETA_MAX, NULL)
+
 static ssize_t fnv_tau_l_bytes_show(struct elevator_queue *e, char *page)
 {
 	struct fnv_data *fd = e->elevator_data;
-	u32 v = READ_ONCE(fd->tau_l_cfg);
 
-	if (v == FNV_TAU_AUTO)
-		return sysfs_emit(page, "auto\n");
-	return sysfs_emit(page, "%u\n", v);
+	return fnv_show_auto(page, READ_ONCE(fd->tau_l_cfg), FNV_TAU_AUTO);
 }
 
 /* "auto", or bytes per unit of weight */
@@ -1725,9 +1738,7 @@ static ssize_t fnv_tau_l_bytes_store(struct elevator_queue *e,
 	struct fnv_data *fd = e->elevator_data;
 	u32 v;
 
-	if (sysfs_streq(page, "auto"))
-		v = FNV_TAU_AUTO;
-	else if (fnv_parse_u32(page, FNV_TAU_L_MIN, FNV_TAU_L_MAX, &v))
+	if (fnv_parse_auto(page, FNV_TAU_L_MIN, FNV_TAU_L_MAX, FNV_TAU_AUTO, &v))
 		return -EINVAL;
 	spin_lock_irq(&fd->lock);
 	fd->tau_l_cfg = v;
