@@ -439,15 +439,26 @@ static bool fnv_flow_busy(struct fnv_sched *s, struct fnv_flow *f)
 	return grace && ktime_get_ns() - READ_ONCE(tn->idle_at) < grace;
 }
 
-/* Policy callback: a tenant on the waiting list holds a blkg reference. */
-static void fnv_flow_pin(struct fnv_sched *s, struct fnv_flow *f, bool pin)
+/* A reference on the tenant's blkg, for each list the tenant sits on. */
+static void fnv_tenant_hold(struct fnv_tenant *tn, bool hold)
 {
-	struct fnv_tenant *tn = container_of(f, struct fnv_tenant, flow);
-
-	if (pin)
+	if (hold)
 		blkg_get(tn->pd.blkg);
 	else
 		blkg_put(tn->pd.blkg);
+}
+
+/* @tn leaves the control worker's active list, and drops what it held. */
+static void fnv_tenant_leave(struct fnv_tenant *tn)
+{
+	list_del_init(&tn->active_node);
+	fnv_tenant_hold(tn, false);
+}
+
+/* Policy callback: a tenant on the waiting list holds a blkg reference. */
+static void fnv_flow_pin(struct fnv_sched *s, struct fnv_flow *f, bool pin)
+{
+	fnv_tenant_hold(container_of(f, struct fnv_tenant, flow), pin);
 }
 
 /*
@@ -456,12 +467,7 @@ static void fnv_flow_pin(struct fnv_sched *s, struct fnv_flow *f, bool pin)
  */
 static void fnv_d2fq_hold(struct d2fq_arb *a, struct d2fq_flow *f, bool hold)
 {
-	struct fnv_tenant *tn = container_of(f, struct fnv_tenant, d2);
-
-	if (hold)
-		blkg_get(tn->pd.blkg);
-	else
-		blkg_put(tn->pd.blkg);
+	fnv_tenant_hold(container_of(f, struct fnv_tenant, d2), hold);
 }
 
 static void fnv_inflight_dec(struct fnv_data *fd, struct fnv_tenant *tn,
@@ -582,7 +588,7 @@ static void fnv_tenant_active(struct fnv_data *fd, struct fnv_tenant *tn)
 	lockdep_assert_held(&fd->lock);
 	tn->idle_periods = 0;
 	if (list_empty(&tn->active_node) && !tn->offline) {
-		blkg_get(tn->pd.blkg);
+		fnv_tenant_hold(tn, true);
 		list_add_tail(&tn->active_node, &fd->active);
 	}
 	if (!fd->ctl_armed) {
@@ -1495,8 +1501,7 @@ static void fnv_ctl_workfn(struct work_struct *work)
 		if (tn->nr_queued || atomic_read(&tn->inflight) ||
 		    tn->d2.active || ++tn->idle_periods < FNV_IDLE_LEAVE)
 			continue;
-		list_del_init(&tn->active_node);
-		blkg_put(tn->pd.blkg);
+		fnv_tenant_leave(tn);
 	}
 	if (list_empty(&fd->active) && !fd->nr_queued)
 		fd->ctl_armed = false;
@@ -1599,10 +1604,8 @@ static void fnv_exit_sched(struct elevator_queue *e)
 	fnv_d2fq_clear(fd, NULL);	/* parked tenants only, or a bug */
 	WARN_ON_ONCE(fd->nr_queued || fd->sched.nr_backlogged);
 	fnv_sched_drain(&fd->sched);
-	list_for_each_entry_safe(tn, next, &fd->active, active_node) {
-		list_del_init(&tn->active_node);
-		blkg_put(tn->pd.blkg);
-	}
+	list_for_each_entry_safe(tn, next, &fd->active, active_node)
+		fnv_tenant_leave(tn);
 	spin_unlock_irq(&fd->lock);
 	fnv_deactivate_policy(fd->q, &fnv_policy);
 	fnv_wbt_enable(fd->q);
@@ -2135,8 +2138,7 @@ static void fnv_pd_offline(struct blkg_policy_data *pd)
 	tn->d2.active = false;
 	if (!list_empty(&tn->active_node)) {
 		/* not the last reference: blkg_destroy() holds its own */
-		list_del_init(&tn->active_node);
-		blkg_put(tn->pd.blkg);
+		fnv_tenant_leave(tn);
 	}
 	spin_unlock(&fd->lock);
 	/*
