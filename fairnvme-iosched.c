@@ -130,6 +130,11 @@
 #define FNV_WRR_BURST_MAX	256
 /* Cost of a request before its tenant's costs are learned */
 #define FNV_COST_DEF_NS		(100 * NSEC_PER_USEC)
+/* Requests served before the tenants' (fnv_urgent_next()) */
+#define FNV_URGENT_FLAGS	(REQ_META | REQ_PRIO | REQ_SWAP)
+#define FNV_URGENT_BATCH	8U
+/* Sync requests of a tenant in a row while its async ones wait */
+#define FNV_SYNC_BATCH		4U
 
 enum fnv_wrr_mode {
 	FNV_WRR_SOFT,		/* D2FQ classes, arbitrated here (d2fq.c) */
@@ -157,10 +162,11 @@ static const struct fnv_ctl_params fnv_ctl_defaults = {
  * (for the virtual time it costs when it completes).
  */
 #define FNV_RQ_FIFO		BIT(0)	/* on its tenant's fifo */
-#define FNV_RQ_HEAD		BIT(1)	/* on fnv_data.head */
+#define FNV_RQ_HEAD		BIT(1)	/* on fnv_data.head or .urgent */
 #define FNV_RQ_INFLIGHT		BIT(2)	/* counted in fnv_data.inflight */
 #define FNV_RQ_SAMPLE		BIT(3)	/* its latency feeds the controller */
 #define FNV_RQ_D2FQ		BIT(4)	/* advances its tenant's virtual time */
+#define FNV_RQ_URGENT		BIT(5)	/* on fnv_data.urgent */
 /* One request in FNV_SAMPLE_EVERY of each tenant is measured. */
 #define FNV_SAMPLE_EVERY	4
 #define FNV_RQ_FLAGS		0xffUL
@@ -179,7 +185,9 @@ struct fnv_tenant {
 	struct blkg_policy_data pd;
 	struct fnv_flow flow;
 	struct d2fq_flow d2;		/* under fnv_data.lock but .vt */
-	struct list_head fifo;		/* queued requests, arrival order */
+	/* queued requests in arrival order: [0] sync, [1] async */
+	struct list_head fifo[2];
+	u32 sync_run;			/* sync dispatches while async waited */
 	struct rb_root sort[2];		/* queued requests by sector */
 	atomic_t inflight;		/* dispatched, not yet completed */
 	u64 idle_at;			/* ns: inflight last dropped to 0 */
@@ -227,6 +235,9 @@ struct fnv_data {
 	struct d2fq_arb arb;		/* wrr_mode=soft: tenants by class */
 	u64 hl_last;			/* ns: last H/L period */
 	struct list_head head;		/* at-head insertions: served first */
+	struct list_head urgent;	/* metadata, swap: served next */
+	u32 nr_urgent;			/* requests on urgent */
+	u32 urgent_run;			/* urgent dispatches in a row */
 	struct list_head bypass;	/* requests without elevator data */
 	u32 nr_queued;			/* requests held, all lists */
 	u64 seq;			/* insertion order, for fifo_time */
@@ -598,6 +609,13 @@ static void fnv_tenant_active(struct fnv_data *fd, struct fnv_tenant *tn)
 	}
 }
 
+static void fnv_urgent_add(struct fnv_data *fd, struct request *rq)
+{
+	list_add_tail(&rq->queuelist, &fd->urgent);
+	fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_URGENT);
+	fd->nr_urgent++;
+}
+
 static void fnv_insert_request(struct fnv_data *fd, struct request *rq,
 			       bool at_head, struct list_head *free)
 {
@@ -636,16 +654,19 @@ static void fnv_insert_request(struct fnv_data *fd, struct request *rq,
 	rq->fifo_time = fd->seq++;
 	WRITE_ONCE(fd->nr_queued, fd->nr_queued + 1);
 
-	if (at_head || !tn) {
+	if (at_head || !tn || (rq->cmd_flags & FNV_URGENT_FLAGS)) {
 		/*
-		 * Requeues and at-head insertions go first, unmerged. A driver
-		 * may have used the rb_node space (special_vec) meanwhile.
+		 * Requeues and at-head insertions go first, unmerged, then
+		 * urgent requests (fnv_urgent_next()). A driver may have used
+		 * the rb_node space (special_vec) meanwhile.
 		 */
 		RB_CLEAR_NODE(&rq->rb_node);
 		if (at_head)
 			list_add(&rq->queuelist, &fd->head);
-		else
+		else if (!tn)
 			list_add_tail(&rq->queuelist, &fd->head);
+		else
+			fnv_urgent_add(fd, rq);
 		fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_HEAD);
 		return;
 	}
@@ -661,7 +682,8 @@ static void fnv_insert_request(struct fnv_data *fd, struct request *rq,
 		if (!q->last_merge)
 			q->last_merge = rq;
 	}
-	list_add_tail(&rq->queuelist, &tn->fifo);
+	list_add_tail(&rq->queuelist, &tn->fifo[op_is_sync(rq->cmd_flags) ?
+						0 : 1]);
 	fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_FIFO);
 	if (!tn->nr_queued++) {
 		fnv_tenant_backlogged(fd, tn);
@@ -687,7 +709,10 @@ static void fnv_remove_request(struct fnv_data *fd, struct request *rq)
 	elv_rqhash_del(q, rq);
 	if (q->last_merge == rq)
 		q->last_merge = NULL;
-	fnv_rq_set_flags(rq, flags & ~(FNV_RQ_FIFO | FNV_RQ_HEAD));
+	fnv_rq_set_flags(rq, flags & ~(FNV_RQ_FIFO | FNV_RQ_HEAD |
+				       FNV_RQ_URGENT));
+	if (flags & FNV_RQ_URGENT)
+		fd->nr_urgent--;
 	WRITE_ONCE(fd->nr_queued, fd->nr_queued - 1);
 
 	if ((flags & FNV_RQ_FIFO) && !--tn->nr_queued)
@@ -735,6 +760,57 @@ static void fnv_trace_dispatch(struct fnv_data *fd, struct fnv_tenant *tn,
 }
 
 /*
+ * A tenant's next request: its oldest synchronous one (reads, O_DIRECT and
+ * O_DSYNC writes, fsync's writes), which a process waits for, before its
+ * writeback; but after FNV_SYNC_BATCH synchronous requests in a row its
+ * oldest asynchronous one goes, so that writeback is not starved within the
+ * tenant (mq-deadline's writes_starved, per tenant). A merge can move a
+ * request to the other list: the lists only order, they do not classify.
+ */
+static struct request *fnv_tenant_next(struct fnv_tenant *tn)
+{
+	struct list_head *sync = &tn->fifo[0], *async = &tn->fifo[1];
+
+	if (list_empty(async)) {
+		tn->sync_run = 0;
+		return list_first_entry(sync, struct request, queuelist);
+	}
+	if (!list_empty(sync) && tn->sync_run < FNV_SYNC_BATCH) {
+		tn->sync_run++;
+		return list_first_entry(sync, struct request, queuelist);
+	}
+	tn->sync_run = 0;
+	return list_first_entry(async, struct request, queuelist);
+}
+
+/*
+ * Urgent requests: filesystem metadata and journal blocks (REQ_META,
+ * REQ_PRIO: jbd2 commits, directory and inode reads) and swap. Every
+ * process of every tenant can end up waiting for them (a journal commit
+ * holds every fsync on the filesystem), and the block layer issues them as
+ * the root cgroup's (bio_issue_as_root_blkg()), whatever cgroup sent them.
+ * They go before the tenants' requests, still charged to their tenant (its
+ * virtual time or budget: paid for later by its other requests, as
+ * blk-iocost charges them as debt). A flood of them (a swap storm) cannot
+ * starve the others: after FNV_URGENT_BATCH in a row while other requests
+ * wait, the arbiter serves one of those.
+ */
+static struct request *fnv_urgent_next(struct fnv_data *fd)
+{
+	if (list_empty(&fd->urgent)) {
+		fd->urgent_run = 0;
+		return NULL;
+	}
+	if (fd->urgent_run >= FNV_URGENT_BATCH &&
+	    fd->nr_queued > fd->nr_urgent) {
+		fd->urgent_run = 0;
+		return NULL;
+	}
+	fd->urgent_run++;
+	return list_first_entry(&fd->urgent, struct request, queuelist);
+}
+
+/*
  * wrr_mode=soft: the next request by the software arbiter; @cls is set to
  * the class it was served through. The tenant then goes to the tail of the
  * class of its next request, if it has one.
@@ -745,7 +821,7 @@ static struct request *fnv_d2fq_take(struct fnv_data *fd,
 	struct d2fq_flow *f = &tn->d2;
 	struct request *rq;
 
-	rq = list_first_entry(&tn->fifo, struct request, queuelist);
+	rq = fnv_tenant_next(tn);
 	*cls = f->cls;
 	f->bytes[f->cls] += blk_rq_bytes(rq);
 	f->nr[f->cls]++;
@@ -826,6 +902,36 @@ static void fnv_dispatch_stamp(struct fnv_data *fd, struct fnv_tenant *tn,
 }
 
 /*
+ * The next request, in this order: past the depth only a lone tenant's
+ * (fnv_lone_ready()); requeues and at-head insertions; urgent requests;
+ * then the policy's choice among the tenants.
+ */
+static struct request *fnv_pick(struct fnv_data *fd, int *cls)
+{
+	struct fnv_flow *f;
+	struct request *rq;
+
+	if (!fnv_may_dispatch(fd))
+		return fnv_lone_ready(fd) ? fnv_d2fq_lone(fd, cls) : NULL;
+	if (!list_empty(&fd->head)) {
+		*cls = -2;
+		return list_first_entry(&fd->head, struct request, queuelist);
+	}
+	rq = fnv_urgent_next(fd);
+	if (rq) {
+		*cls = -3;
+		return rq;
+	}
+	/* parked tenants or with requests: NULL if only parked ones */
+	if (fd->arb.nr_flows)
+		return fnv_d2fq_next(fd, cls);
+	f = fnv_sched_pick(&fd->sched);
+	if (!f)
+		return NULL;
+	return fnv_tenant_next(container_of(f, struct fnv_tenant, flow));
+}
+
+/*
  * Called from blk_mq_run_hw_queue(). The state is per device, not per
  * hardware queue (QUEUE_FLAG_SQ_SCHED), so the request returned may belong
  * to another hardware queue than @hctx, as with mq-deadline.
@@ -835,7 +941,7 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	struct fnv_data *fd = hctx->queue->elevator->elevator_data;
 	struct fnv_tenant *tn;
 	struct request *rq;
-	int cls = -1;		/* D2FQ class; -2: at-head request */
+	int cls = -1;		/* D2FQ class; -2: at head; -3: urgent */
 	u64 cost = 0;
 
 	spin_lock_irq(&fd->lock);
@@ -846,29 +952,15 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 		goto unlock;
 	}
 
-	if (!fnv_may_dispatch(fd)) {
-		if (!fnv_lone_ready(fd))
-			goto unlock;
-		rq = fnv_d2fq_lone(fd, &cls);
-		if (!rq)
-			goto unlock;
-	} else if (!list_empty(&fd->head)) {
-		rq = list_first_entry(&fd->head, struct request, queuelist);
-		cls = -2;
-	} else if (fd->arb.nr_flows) {	/* parked or with requests */
-		rq = fnv_d2fq_next(fd, &cls);
-		if (!rq)	/* parked tenants only */
-			goto unlock;
-	} else {
-		struct fnv_flow *f = fnv_sched_pick(&fd->sched);
-
-		if (!f)
-			goto unlock;
-		tn = container_of(f, struct fnv_tenant, flow);
-		rq = list_first_entry(&tn->fifo, struct request, queuelist);
-	}
+	rq = fnv_pick(fd, &cls);
+	if (!rq)
+		goto unlock;
 
 	tn = fnv_rq_tenant(rq);
+	if (cls == -3) {	/* counted as the urgent class in io.fairnvme.stat */
+		tn->d2.bytes[D2FQ_URGENT] += blk_rq_bytes(rq);
+		tn->d2.nr[D2FQ_URGENT]++;
+	}
 	if (fd->wrr_mode == FNV_WRR_SOFT) {
 		cost = blk_rq_bytes(rq);
 	} else {
@@ -877,7 +969,7 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 		 * Requeues (at head) were charged when first dispatched.
 		 */
 		cost = fnv_rq_cost(fd, tn, rq);
-		if (tn && cls == -1)
+		if (tn && cls != -2)
 			fnv_sched_charge(&fd->sched, &tn->flow, cost);
 	}
 	fnv_remove_request(fd, rq);
@@ -1529,6 +1621,7 @@ static int fnv_init_sched(struct request_queue *q, struct elevator_type *e)
 	spin_lock_init(&fd->lock);
 	fd->q = q;
 	INIT_LIST_HEAD(&fd->head);
+	INIT_LIST_HEAD(&fd->urgent);
 	INIT_LIST_HEAD(&fd->bypass);
 	atomic_set(&fd->inflight, 0);
 	fd->max_inflight = FNV_MAX_INFLIGHT_DEF;
@@ -2093,7 +2186,8 @@ static struct blkg_policy_data *fnv_pd_alloc(FNV_PD_ALLOC_ARGS)
 	 * pd_free_fn is ours to run: the module must stay.
 	 */
 	__module_get(THIS_MODULE);
-	INIT_LIST_HEAD(&tn->fifo);
+	INIT_LIST_HEAD(&tn->fifo[0]);
+	INIT_LIST_HEAD(&tn->fifo[1]);
 	INIT_LIST_HEAD(&tn->active_node);
 	atomic_set(&tn->inflight, 0);
 	tn->sort[READ] = RB_ROOT;

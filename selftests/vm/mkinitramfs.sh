@@ -3,10 +3,11 @@
 #
 # mkinitramfs.sh OUT.cpio.gz - build the initramfs for the fairnvme in-VM tests.
 #
-# Contents: busybox-static (applet links), fio with its shared libraries, the
-# kernel modules needed by the tests (with a depmod'ed module tree so that
-# "modprobe" works in the guest), the fairnvme module (if built), the guest
-# scripts (selftests/guest/* -> /tests, tools/*-guest.sh -> /tools) and /init.
+# Contents: busybox-static (applet links), fio and mke2fs with their shared
+# libraries, the kernel modules needed by the tests (with a depmod'ed module
+# tree so that "modprobe" works in the guest), the fairnvme module (if
+# built), the guest scripts (selftests/guest/* -> /tests, tools/*-guest.sh ->
+# /tools) and /init.
 #
 # Environment:
 #   KVER                  kernel version (default: newest /boot/vmlinuz-6.1.*)
@@ -67,16 +68,26 @@ copy_with_path() { # copy host file $1 to the same path in the stage
 	mkdir -p "$STAGE/$(dirname "$1")"
 	cp -L "$1" "$STAGE/$1"
 }
-copy_with_path "$FIO"
-ldd "$FIO" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' |
-	sort -u | while read -r lib; do
-	copy_with_path "$lib"
-done
+copy_with_libs() { # host binary $1 and the shared libraries it needs
+	copy_with_path "$1"
+	ldd "$1" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' |
+		sort -u | while read -r lib; do
+		copy_with_path "$lib"
+	done
+}
+copy_with_libs "$FIO"
+# mke2fs for the journal test (e2fsprogs; the test skips without it)
+if MKE2FS=$(command -v mke2fs); then
+	copy_with_libs "$MKE2FS"
+	[ -e /etc/mke2fs.conf ] && copy_with_path /etc/mke2fs.conf
+else
+	warn "mke2fs missing (apt-get install e2fsprogs): the journal test will skip"
+fi
 # glibc fallbacks if ldd ever prints the loader under another name
 [ -e "$STAGE/lib64/ld-linux-x86-64.so.2" ] || copy_with_path /lib64/ld-linux-x86-64.so.2
 
 # --- kernel modules ----------------------------------------------------
-MODS="nvme null_blk configfs bfq kyber-iosched crc64_rocksoft_generic crct10dif_generic"
+MODS="nvme null_blk configfs bfq kyber-iosched crc64_rocksoft_generic crct10dif_generic ext4"
 KMODDST=$STAGE/lib/modules/$KVER
 mkdir -p "$KMODDST"
 add_module_deps() { # add module $1 (name or path) and its dependencies

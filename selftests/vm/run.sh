@@ -20,6 +20,10 @@
 # Environment: KVER (default newest /boot/vmlinuz-6.1.*), FAIRNVME_KO,
 #   FAIRNVME_EXTRA_FILES, FNV_QEMU_EXTRA (extra qemu args, word-split),
 #   FNV_NVME_IOPS (QEMU throttling of the NVMe drive, default 2000),
+#   FNV_NVME_CACHE (QEMU cache mode of the first NVMe drive, default unsafe:
+#   the guest still sees a volatile write cache and sends flushes and FUA
+#   writes, but QEMU does not turn them into the host's fdatasync, whose
+#   tens of milliseconds under load are not the emulated device's),
 #   FNV_NVME_SIZE (default 1G), FNV_SMP (2), FNV_MEM (2G), FNV_TEST_TIMEOUT
 #   (per-test guest timeout, default 420), FNV_QEMU_NICE (QEMU's nice value,
 #   default -10 as root), FNV_CMDLINE_EXTRA, FNV_GUEST_ARGS
@@ -154,7 +158,7 @@ CMDLINE="$CMDLINE fnv.run=$RUN fnv.timeout=$GUEST_TIMEOUT fnv.test_timeout=${FNV
 QEMU=(qemu-system-x86_64 -accel tcg -cpu max -smp "${FNV_SMP:-2}" -m "${FNV_MEM:-2G}"
 	-nographic -no-reboot -monitor none -serial stdio
 	-kernel "/boot/vmlinuz-$KVER" -initrd "$INITRD" -append "$CMDLINE"
-	-drive "file=$IMG,if=none,id=nvm,format=raw,cache=writeback,aio=threads,throttling.iops-total=${FNV_NVME_IOPS:-2000}"
+	-drive "file=$IMG,if=none,id=nvm,format=raw,cache=${FNV_NVME_CACHE:-unsafe},aio=threads,throttling.iops-total=${FNV_NVME_IOPS:-2000}"
 	-device nvme,serial=fnv0001,drive=nvm,max_ioqpairs=4
 	-drive "file=$IMG2,if=none,id=nvm2,format=raw,cache=writeback,aio=threads,throttling.iops-total=${FNV_NVME_IOPS:-2000},throttling.bps-total=${FNV_NVME2_BPS:-4194304}"
 	-device nvme,serial=fnv0002,drive=nvm2,max_ioqpairs=4
