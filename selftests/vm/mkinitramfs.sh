@@ -14,6 +14,8 @@
 #   FAIRNVME_KO           module to ship (default: <repo>/fairnvme-iosched.ko)
 #   FAIRNVME_EXTRA_FILES  space-separated host paths copied into /extra/
 #   FNV_GZIP_LEVEL        gzip level (default 1: the archive is mostly binaries)
+#   FNV_MODROOT           root the kernel's modules are under
+#                         (<root>/lib/modules/$KVER; default /)
 set -eu
 
 die() { echo "mkinitramfs: error: $*" >&2; exit 1; }
@@ -29,7 +31,8 @@ if [ -z "${KVER:-}" ]; then
 	KVER=$(ls /boot/vmlinuz-6.1.* 2>/dev/null | sed 's|^/boot/vmlinuz-||' | sort -V | tail -n 1)
 	[ -n "$KVER" ] || die "no /boot/vmlinuz-6.1.* found (apt-get install linux-image-amd64)"
 fi
-MODDIR=/lib/modules/$KVER
+MODROOT=${FNV_MODROOT:-}
+MODDIR=$MODROOT/lib/modules/$KVER
 [ -d "$MODDIR/kernel" ] || die "$MODDIR/kernel missing (apt-get install linux-image-$KVER)"
 FAIRNVME_KO=${FAIRNVME_KO:-$REPO/fairnvme-iosched.ko}
 
@@ -92,7 +95,7 @@ KMODDST=$STAGE/lib/modules/$KVER
 mkdir -p "$KMODDST"
 add_module_deps() { # add module $1 (name or path) and its dependencies
 	local line path
-	modprobe -S "$KVER" --show-depends --ignore-install "$1" >"$STAGE/.deps" ||
+	modprobe ${MODROOT:+-d "$MODROOT"} -S "$KVER" --show-depends --ignore-install "$1" >"$STAGE/.deps" ||
 		die "modprobe --show-depends $1 failed for $KVER"
 	while read -r line; do
 		case "$line" in

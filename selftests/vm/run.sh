@@ -27,7 +27,11 @@
 #   FNV_NVME_SIZE (default 1G), FNV_SMP (2), FNV_MEM (2G), FNV_TEST_TIMEOUT
 #   (per-test guest timeout, default 420), FNV_QEMU_NICE (QEMU's nice value,
 #   default -10 as root), FNV_CMDLINE_EXTRA, FNV_GUEST_ARGS
-#   (k=v,k=v exported as FNV_k in the guest).
+#   (k=v,k=v exported as FNV_k in the guest), FNV_KERNEL (the kernel image
+#   to boot, default /boot/vmlinuz-$KVER), FNV_MODROOT (the root its modules
+#   are under: <root>/lib/modules/$KVER, default /), FNV_TIMEOUT_SCALE
+#   (integer factor on every test's time limit, default 1: for slow debug
+#   kernels).
 #
 # Exit status 0 only if every TAP point passed, every script's plan matched,
 # FNV-END rc=0 was seen and dmesg is clean. The last line of output is
@@ -39,7 +43,7 @@ REPO=$(cd "$HERE/../.." && pwd)
 
 RUN=tests TESTS="" TIMEOUT="" OUT="${TMPDIR:-/tmp}/fnv-vm" SCHED="" MOD="" MOD_SET=0
 usage() {
-	sed -n '4,28p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,34p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-2}"
 }
 while [ $# -gt 0 ]; do
@@ -71,18 +75,20 @@ selected() {
 	done
 	return 1
 }
+SCALE=${FNV_TIMEOUT_SCALE:-1}
+case "$SCALE" in '' | *[!0-9]* | 0) echo "run.sh: FNV_TIMEOUT_SCALE must be a positive integer" >&2; exit 2 ;; esac
 NPLAN=0 LIMITS=0
 if [ "$RUN" = tests ]; then
 	for f in "$REPO"/selftests/guest/t[0-9]*.sh; do
 		selected "$f" || continue
 		NPLAN=$((NPLAN + 1))
 		lim=$(sed -n 's/^# fnv-timeout: *\([0-9][0-9]*\).*/\1/p' "$f" | head -n 1)
-		LIMITS=$((LIMITS + ${lim:-${FNV_TEST_TIMEOUT:-420}}))
+		LIMITS=$((LIMITS + ${lim:-${FNV_TEST_TIMEOUT:-420}} * SCALE))
 	done
 	[ "$NPLAN" -gt 0 ] || { echo "run.sh: no guest test matches --tests $TESTS" >&2; exit 2; }
 elif [ "$RUN" != shell ]; then
 	lim=$(sed -n 's/^# fnv-timeout: *\([0-9][0-9]*\).*/\1/p' "$REPO/tools/$RUN-guest.sh" | head -n 1)
-	NPLAN=1 LIMITS=${lim:-${FNV_TEST_TIMEOUT:-420}}
+	NPLAN=1 LIMITS=$((${lim:-${FNV_TEST_TIMEOUT:-420}} * SCALE))
 fi
 TIMEOUT=${TIMEOUT:-$((LIMITS + 120))}
 
@@ -109,12 +115,20 @@ if [ -z "${KVER:-}" ]; then
 	# shellcheck disable=SC2012
 	KVER=$(ls /boot/vmlinuz-6.1.* 2>/dev/null | sed 's|^/boot/vmlinuz-||' | sort -V | tail -n 1)
 fi
-if [ -z "$KVER" ] || [ ! -r "/boot/vmlinuz-$KVER" ] || [ ! -d "/lib/modules/$KVER/kernel" ]; then
+MODROOT=${FNV_MODROOT:-}
+KERNEL=${FNV_KERNEL:-/boot/vmlinuz-$KVER}
+if [ -n "${FNV_KERNEL:-}" ] || [ -n "$MODROOT" ]; then
+	# a kernel of our own (make check-debug): say what is missing of it
+	if [ -z "$KVER" ] || [ ! -r "$KERNEL" ] || [ ! -d "$MODROOT/lib/modules/$KVER/kernel" ]; then
+		echo "run.sh: error: FNV_KERNEL=$KERNEL or $MODROOT/lib/modules/${KVER:-<KVER>}/kernel missing" >&2
+		missing=1
+	fi
+elif [ -z "$KVER" ] || [ ! -r "/boot/vmlinuz-$KVER" ] || [ ! -d "/lib/modules/$KVER/kernel" ]; then
 	echo "run.sh: error: no Debian kernel in /boot (/boot/vmlinuz-${KVER:-6.1.*}) with /lib/modules/${KVER:-<ver>}: apt-get install linux-image-amd64 (or linux-image-${KVER:-6.1.0-NN-amd64})" >&2
 	missing=1
 fi
 [ $missing = 0 ] || exit 2
-export KVER
+export KVER FNV_MODROOT
 
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -148,6 +162,7 @@ truncate -s "${FNV_NVME_SIZE:-1G}" "$IMG2"
 GUEST_TIMEOUT=$((TIMEOUT - 30))
 CMDLINE="console=ttyS0 loglevel=4 panic=-1 hung_task_timeout_secs=60 hung_task_panic=0"
 CMDLINE="$CMDLINE fnv.run=$RUN fnv.timeout=$GUEST_TIMEOUT fnv.test_timeout=${FNV_TEST_TIMEOUT:-420}"
+[ "$SCALE" != 1 ] && CMDLINE="$CMDLINE fnv.timeout_scale=$SCALE"
 [ -n "$TESTS" ] && CMDLINE="$CMDLINE fnv.tests=$TESTS"
 [ -n "$SCHED" ] && CMDLINE="$CMDLINE fnv.sched=$SCHED"
 [ "$MOD_SET" = 1 ] && CMDLINE="$CMDLINE fnv.mod=$MOD"
@@ -157,7 +172,7 @@ CMDLINE="$CMDLINE fnv.run=$RUN fnv.timeout=$GUEST_TIMEOUT fnv.test_timeout=${FNV
 # shellcheck disable=SC2206
 QEMU=(qemu-system-x86_64 -accel tcg -cpu max -smp "${FNV_SMP:-2}" -m "${FNV_MEM:-2G}"
 	-nographic -no-reboot -monitor none -serial stdio
-	-kernel "/boot/vmlinuz-$KVER" -initrd "$INITRD" -append "$CMDLINE"
+	-kernel "$KERNEL" -initrd "$INITRD" -append "$CMDLINE"
 	-drive "file=$IMG,if=none,id=nvm,format=raw,cache=${FNV_NVME_CACHE:-unsafe},aio=threads,throttling.iops-total=${FNV_NVME_IOPS:-2000}"
 	-device nvme,serial=fnv0001,drive=nvm,max_ioqpairs=4
 	-drive "file=$IMG2,if=none,id=nvm2,format=raw,cache=writeback,aio=threads,throttling.iops-total=${FNV_NVME_IOPS:-2000},throttling.bps-total=${FNV_NVME2_BPS:-4194304}"
@@ -276,8 +291,10 @@ if [ ! -s "$DMESG" ]; then
 	cp "$LOG" "$DMESG"
 	fail_msgs+=("no dmesg section in the console log")
 fi
-BAD_RE='WARNING:|BUG:|Oops|lockdep|possible circular locking|INFO: task .* blocked for more than|hung_task|general protection|Call Trace|Kernel panic|soft lockup|RCU stall|rcu_sched detected stall|UBSAN|KASAN'
-bad=$(grep -E "$BAD_RE" "$DMESG" | grep -v -E 'Kernel command line:|hung_task_timeout_secs=' || true)
+# lockdep's reports start with "WARNING:" and KASAN's with "BUG: KASAN:";
+# their titles are listed too, in case a report's first line is lost
+BAD_RE='WARNING:|BUG:|Oops|lockdep|possible circular locking|inconsistent lock state|SOFTIRQ-safe|HARDIRQ-safe|irq lock inversion|sleeping function called from invalid context|INFO: task .* blocked for more than|hung_task|general protection|Call Trace|Kernel panic|soft lockup|RCU stall|rcu_sched detected stall|UBSAN|KASAN'
+bad=$(grep -E "$BAD_RE" "$DMESG" | grep -v -E 'Kernel command line:|hung_task_timeout_secs=|RCU lockdep checking is enabled' || true)
 if [ -n "$bad" ]; then
 	echo
 	echo "==== dmesg problems ===="
