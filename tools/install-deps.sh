@@ -9,7 +9,17 @@
 # Environment: KVER picks the kernel (e.g. 6.1.0-41-amd64); default: the
 # newest installed linux-headers-6.1.*-amd64, else Debian 12's default
 # kernel (linux-image-amd64, linux-headers-amd64).
+#
+# --debug-kernel: also what building the lockdep/KASAN kernel of
+# `make check-debug` from linux-source needs (selftests/vm/build-debug-kernel.sh).
 set -euo pipefail
+
+debug_kernel=0
+case "${1:-}" in
+--debug-kernel) debug_kernel=1 ;;
+"") ;;
+*) echo "usage: $0 [--debug-kernel]" >&2; exit 2 ;;
+esac
 
 die() {
 	echo "install-deps: error: $*" >&2
@@ -79,6 +89,13 @@ else
 fi
 [ -f "/usr/src/linux-source-$series.tar.xz" ] ||
 	want "linux-source-$series" "the kernel's private block/ headers"
+
+if [ $debug_kernel = 1 ]; then
+	have_cmd bc || want bc "the kernel build (debug kernel)"
+	have_cmd bison || want bison "the kernel's Kconfig (debug kernel)"
+	have_cmd flex || want flex "the kernel's Kconfig (debug kernel)"
+	[ -e /usr/include/gelf.h ] || want libelf-dev "the kernel's objtool (debug kernel)"
+fi
 
 if [ ${#need[@]} -eq 0 ]; then
 	echo "install-deps: everything is installed (kernel $kver)"
