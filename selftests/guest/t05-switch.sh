@@ -90,7 +90,8 @@ wait "$pa"
 wait "$pb"
 
 # 2
-if [ $fails = 0 ] && [ $switches -ge 8 ]; then
+# a debug kernel (timing_off) manages fewer in the same time
+if [ $fails = 0 ] && { [ $switches -ge 8 ] || { timing_off && [ $switches -ge 1 ]; }; }; then
 	ok "$switches scheduler switches under I/O all succeeded"
 else
 	not_ok "scheduler switches under I/O" "$switches succeeded, $fails failed: $failmsg"

