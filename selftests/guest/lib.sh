@@ -15,7 +15,7 @@
 #      assert_near DESC MEASURED EXPECTED TOLPCT; assert_ge/assert_le DESC VALUE LIMIT;
 #      tap_fail_rest REASON; tap_skip_rest REASON; tap_done (exit status: 0 only if all planned points passed)
 # Devices: nvme_dev [SERIAL]; nvme_bw_dev; have_nullb; nullb_create NAME [key=val...]; nullb_destroy NAME;
-#      set_sched DEV NAME; get_sched DEV; dev_sched_busy DEV
+#      set_sched DEV NAME; get_sched DEV; dev_sched_busy DEV; dev_sched_busy_wait DEV SEC
 # Module: fnv_load; fnv_unload; mod_loaded MODNAME
 # Cgroups: cg_create NAME; cg_destroy NAME; cg_procs NAME; cg_set_weight NAME W [FILE];
 #      run_in_cg NAME CMD...
@@ -275,6 +275,18 @@ dev_sched_busy() {
 	_dev=$(_blkname "$1")
 	cat /sys/kernel/debug/block/"$_dev"/hctx*/sched_tags 2>/dev/null |
 		awk -F= '/^busy=/ { s += $2 } END { print s + 0 }'
+}
+
+# dev_sched_busy_wait DEV SEC : dev_sched_busy, sampled every 200 ms for up
+# to SEC seconds until it is not 0 (one sample can fall between two of
+# fio's batches on a slow guest); prints the last sample
+dev_sched_busy_wait() {
+	_n=$(($2 * 5))
+	while _b=$(dev_sched_busy "$1") && [ "$_b" = 0 ] && [ "$_n" -gt 0 ]; do
+		sleep 0.2
+		_n=$((_n - 1))
+	done
+	echo "$_b"
 }
 
 # dev_inflight DEV : requests in flight at the driver (reads + writes)

@@ -98,7 +98,7 @@ else
 	*) not_ok "rmdir of populated cgroup t06y fails with EBUSY" "$err" ;;
 	esac
 fi
-busy=$(dev_sched_busy "$ndev")
+busy=$(dev_sched_busy_wait "$ndev" 4)
 dirty=$(awk '/^Dirty:/ {print $2}' /proc/meminfo)
 # 5: precondition for the rest: requests queued and dirty pages pending
 if [ "$busy" -gt 0 ]; then
