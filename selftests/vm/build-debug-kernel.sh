@@ -41,7 +41,8 @@ for t in gcc make bc bison flex xz tar depmod; do
 done
 [ -e /usr/include/gelf.h ] || die "libelf headers missing (objtool): run tools/install-deps.sh --debug-kernel"
 
-key=$( { sha256sum <"$TARBALL"; sha256sum <"$FRAG"; echo "recipe $RECIPE"; } |
+tsum=$(sha256sum <"$TARBALL" | cut -d' ' -f1)
+key=$( { echo "$tsum"; sha256sum <"$FRAG"; echo "recipe $RECIPE"; } |
 	sha256sum | cut -c1-16)
 DIR=$TOP/$key
 if [ -f "$DIR/env" ]; then
@@ -50,10 +51,21 @@ if [ -f "$DIR/env" ]; then
 	exit 0
 fi
 
-# a stale build of another key is of no further use: keep one tree on disk
+# Keep one tree on disk. A build of another key from the same tarball
+# (another fragment or recipe) is reused: make then rebuilds only what the
+# new configuration changes.
 mkdir -p "$TOP"
 for d in "$TOP"/*/; do
-	[ -L "${d%/}" ] || [ "$(basename "$d")" = "$key" ] || rm -rf "$d"
+	d=${d%/}
+	[ -L "$d" ] || [ "$(basename "$d")" = "$key" ] && continue
+	if [ ! -d "$TOP/$key" ] && [ "$(cat "$d/tarball.sha256" 2>/dev/null)" = "$tsum" ] &&
+		[ -f "$d/linux/Makefile" ]; then
+		say "reusing the tree of $(basename "$d")"
+		rm -f "$d/env"
+		mv "$d" "$TOP/$key"
+	else
+		rm -rf "$d"
+	fi
 done
 
 start=$(date +%s)
@@ -64,6 +76,7 @@ if [ ! -f "$SRC/Makefile" ]; then
 	mkdir -p "$DIR/linux.tmp"
 	tar -xJf "$TARBALL" -C "$DIR/linux.tmp" --strip-components=1
 	mv "$DIR/linux.tmp" "$SRC"
+	echo "$tsum" >"$DIR/tarball.sha256"
 fi
 
 NICE=(nice -n "${FNV_BUILD_NICE:-19}")
