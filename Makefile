@@ -131,6 +131,9 @@ DEBUG_ENV := $(FNV_DEBUG_KERNEL_DIR)/current/env
 DEBUG_MOD := $(BUILD)/debug-module
 DEBUG_TESTS ?= t01,t02,t05,t06,t07,t08,t14,t17
 DEBUG_TIMEOUT_SCALE ?= 3
+# the whole run's hard limit: the tests take about 6 minutes, and a kernel
+# deadlock stops the guest's own watchdog too
+DEBUG_TIMEOUT ?= 1800
 
 check-debug: deps
 	tools/install-deps.sh --debug-kernel
@@ -148,7 +151,7 @@ guest-tests-debug: debug-kernel
 	FNV_TIMEOUT_SCALE=$(DEBUG_TIMEOUT_SCALE) \
 	FNV_GUEST_ARGS="timing=0$${FNV_GUEST_ARGS:+,$$FNV_GUEST_ARGS}" \
 	selftests/vm/run.sh --run tests --tests $(DEBUG_TESTS) \
-		--out $${TMPDIR:-/tmp}/fnv-vm-debug
+		--timeout $(DEBUG_TIMEOUT) --out $${TMPDIR:-/tmp}/fnv-vm-debug
 
 CHECKPATCH ?= $(BUILD)/linux-$(KSERIES)/scripts/checkpatch.pl
 KFILES := fairnvme-iosched.c budget.c state.c d2fq.c include/fairnvme/*.h \
