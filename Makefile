@@ -154,7 +154,7 @@ guest-tests-debug: debug-kernel
 		--timeout $(DEBUG_TIMEOUT) --out $${TMPDIR:-/tmp}/fnv-vm-debug
 
 CHECKPATCH ?= $(BUILD)/linux-$(KSERIES)/scripts/checkpatch.pl
-KFILES := fairnvme-iosched.c budget.c state.c d2fq.c include/fairnvme/*.h \
+KFILES := fairnvme-iosched.c budget.c state.c d2fq.c cost.c include/fairnvme/*.h \
 	  include/trace/events/fairnvme.h
 
 $(BUILD)/linux-$(KSERIES)/scripts/checkpatch.pl:

@@ -70,6 +70,7 @@
 #include "budget.c"
 #include "state.c"
 #include "d2fq.c"
+#include "cost.c"
 
 /* Defaults and ranges of the iosched tunables. */
 #define FNV_MAX_INFLIGHT_DEF	32
@@ -105,6 +106,16 @@
 #define FNV_THRESH_MIN_US_DEF	600
 #define FNV_THRESH_MAX_US_DEF	3500
 #define FNV_THRESH_US_MAX	10000000
+/*
+ * thresh_*_us = auto: multiples of the device's time for one request alone
+ * (dev_floor, smoothed: fnv_auto_thresh()), in 1/4: idle below 5/4 of it,
+ * saturated from 8 times it. On the emulated NVMe (about 450 us alone)
+ * that is the paper's 600 and 3500 us.
+ */
+#define FNV_THRESH_AUTO		0U
+#define FNV_THRESH_MIN_Q	5
+#define FNV_THRESH_MAX_Q	32
+#define FNV_THRESH_AUTO_MIN_NS	(20 * NSEC_PER_USEC)
 #define FNV_KU_PPM_DEF		10000
 #define FNV_KD_PPM_DEF		1000
 #define FNV_PPM_MAX		1000000
@@ -156,10 +167,12 @@ static const struct fnv_ctl_params fnv_ctl_defaults = {
 };
 
 /*
- * rq->elv.priv[1]: flags in the low byte, in bits 8-31 the number of
+ * rq->elv.priv[1]: flags in the low byte, in bits 8-23 the number of
  * requests at the device when this one was dispatched (to turn its device
- * time into a service time), in bits 32-63 its size in sectors at dispatch
- * (for the virtual time it costs when it completes).
+ * time into a service time), in bits 24-43 its size in sectors at dispatch
+ * (for the cost model), in bits 44-63 what it was charged (cost.c, in
+ * sectors of a 4 KiB read: the virtual time it costs when it completes).
+ * Both saturate.
  */
 #define FNV_RQ_FIFO		BIT(0)	/* on its tenant's fifo */
 #define FNV_RQ_HEAD		BIT(1)	/* on fnv_data.head or .urgent */
@@ -171,8 +184,10 @@ static const struct fnv_ctl_params fnv_ctl_defaults = {
 #define FNV_SAMPLE_EVERY	4
 #define FNV_RQ_FLAGS		0xffUL
 #define FNV_RQ_DEPTH_SHIFT	8
-#define FNV_RQ_DEPTH_MASK	0xffffffUL
-#define FNV_RQ_SECT_SHIFT	32
+#define FNV_RQ_DEPTH_MASK	0xffffUL
+#define FNV_RQ_SECT_SHIFT	24
+#define FNV_RQ_COST_SHIFT	44
+#define FNV_RQ_SECT_MASK	0xfffffUL
 
 /* Per cgroup (blkcg) data: the cgroup-wide default weight. */
 struct fnv_cgroup {
@@ -203,6 +218,7 @@ struct fnv_tenant {
 	atomic64_t acc_head;		/* sum of dispatch - reaching head */
 	atomic64_t acc_dev;		/* sum of completion - dispatch */
 	atomic64_t acc_svc[2];		/* sum of service time, read/write */
+	atomic64_t acc_sect[2];		/* sum of their sectors */
 	atomic_t acc_nr[2];		/* completions, read/write */
 
 	/*
@@ -261,14 +277,20 @@ struct fnv_data {
 	u32 budget_us;
 	u32 cost_model;			/* enum fnv_cost_model */
 	u32 ctl_period_ms;
-	struct fnv_ctl_params ctl;	/* thresholds and gains */
+	struct fnv_ctl_params ctl;	/* thresholds in force, and gains */
+	u32 thresh_min_cfg;		/* us, or FNV_THRESH_AUTO */
+	u32 thresh_max_cfg;		/* us, or FNV_THRESH_AUTO */
+	u64 lat_base;			/* ns: dev_floor, smoothed */
 	u32 wrr_mode;			/* enum fnv_wrr_mode, under lock */
 	u32 tau_l_bytes;		/* per unit of weight, in force */
 	u32 tau_l_cfg;			/* the tunable; FNV_TAU_AUTO */
-	u64 disp_bytes;			/* dispatched, all time */
+	u64 disp_bytes;			/* charged at dispatch, all time */
+	u64 disp_nr;			/* dispatched, all time */
+	u64 rate_nr;			/* ... seen by the worker last period */
 	u64 rate_bytes;			/* seen by the worker last period */
 	u64 rate_at;			/* ... when (ns) */
 	u64 rate;			/* device bytes/s at saturation, learned */
+	struct fnv_cm cm;		/* wrr_mode=soft: what requests cost */
 	u32 hl_period_ms;
 	u32 wrr_burst;
 
@@ -289,6 +311,7 @@ struct fnv_data {
 	int kick;			/* dispatch stopped at the depth */
 	int limited;			/* ... at least once this period */
 	atomic64_t acc_dev1;		/* lone requests: count << 44 | ns */
+	u64 svc_gap;			/* ns between dispatches, device the limit */
 };
 
 /* Control periods a tenant stays on the active list once it is idle. */
@@ -329,21 +352,58 @@ static unsigned long fnv_rq_depth(struct request *rq)
 	       FNV_RQ_DEPTH_MASK;
 }
 
-static u64 fnv_rq_bytes(struct request *rq)
+static u64 fnv_rq_sect(struct request *rq)
 {
-	return (u64)((unsigned long)rq->elv.priv[1] >> FNV_RQ_SECT_SHIFT) <<
+	return ((unsigned long)rq->elv.priv[1] >> FNV_RQ_SECT_SHIFT) &
+	       FNV_RQ_SECT_MASK;
+}
+
+/* What it was charged, in bytes of 4 KiB reads */
+static u64 fnv_rq_charged(struct request *rq)
+{
+	return (u64)((unsigned long)rq->elv.priv[1] >> FNV_RQ_COST_SHIFT) <<
 	       SECTOR_SHIFT;
 }
 
-/* At dispatch: the depth it went out at and its size. */
-static void fnv_rq_set_depth(struct request *rq, unsigned long depth)
+/* At dispatch: the depth it went out at, its size and its charge. */
+static void fnv_rq_set_depth(struct request *rq, unsigned long depth,
+			     u64 charge)
 {
 	unsigned long sect = blk_rq_sectors(rq);
 
 	rq->elv.priv[1] = (void *)(fnv_rq_flags(rq) |
 				   (min(depth, FNV_RQ_DEPTH_MASK) <<
 				    FNV_RQ_DEPTH_SHIFT) |
-				   (sect << FNV_RQ_SECT_SHIFT));
+				   (min(sect, FNV_RQ_SECT_MASK) <<
+				    FNV_RQ_SECT_SHIFT) |
+				   ((unsigned long)min_t(u64, charge,
+							 FNV_RQ_SECT_MASK) <<
+				    FNV_RQ_COST_SHIFT));
+}
+
+/*
+ * wrr_mode=soft: what @rq costs, in sectors of a 4 KiB read (cost.c); its
+ * size under cost_model=bytes. Other commands than reads and writes
+ * (discard, write zeroes) cost one write command, not their size.
+ */
+static u64 fnv_charge(struct fnv_data *fd, struct request *rq)
+{
+	const struct fnv_cm *m = &fd->cm;
+	u64 sect = blk_rq_sectors(rq);
+	int t = FNV_CM_WRITE;
+
+	if (fd->cost_model == FNV_COST_BYTES)
+		return max(sect, 1ULL);
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+		t = FNV_CM_READ;
+		break;
+	case REQ_OP_WRITE:
+		break;
+	default:
+		sect = 0;
+	}
+	return fnv_cm_charge(m->c_cmd[t], m->c_sect[t], sect);
 }
 
 /* Our data, if @q uses fairnvme (callers hold q->queue_lock). */
@@ -823,7 +883,7 @@ static struct request *fnv_d2fq_take(struct fnv_data *fd,
 
 	rq = fnv_tenant_next(tn);
 	*cls = f->cls;
-	f->bytes[f->cls] += blk_rq_bytes(rq);
+	f->bytes[f->cls] += fnv_charge(fd, rq) << SECTOR_SHIFT;
 	f->nr[f->cls]++;
 	if (tn->nr_queued > 1) {
 		enum d2fq_class c = fnv_d2fq_class(fd, f);
@@ -958,11 +1018,11 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 
 	tn = fnv_rq_tenant(rq);
 	if (cls == -3) {	/* counted as the urgent class in io.fairnvme.stat */
-		tn->d2.bytes[D2FQ_URGENT] += blk_rq_bytes(rq);
+		tn->d2.bytes[D2FQ_URGENT] += fnv_charge(fd, rq) << SECTOR_SHIFT;
 		tn->d2.nr[D2FQ_URGENT]++;
 	}
 	if (fd->wrr_mode == FNV_WRR_SOFT) {
-		cost = blk_rq_bytes(rq);
+		cost = fnv_charge(fd, rq);
 	} else {
 		/*
 		 * Charge first: a tenant left without budget need not wait.
@@ -973,8 +1033,12 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 			fnv_sched_charge(&fd->sched, &tn->flow, cost);
 	}
 	fnv_remove_request(fd, rq);
-	fd->disp_bytes += blk_rq_bytes(rq);
-	fnv_rq_set_depth(rq, atomic_inc_return(&fd->inflight));
+	/* in the units of D2FQ's virtual time, for tau_l = auto */
+	fd->disp_bytes += fd->wrr_mode == FNV_WRR_SOFT ?
+			  cost << SECTOR_SHIFT : blk_rq_bytes(rq);
+	fd->disp_nr++;
+	fnv_rq_set_depth(rq, atomic_inc_return(&fd->inflight),
+			 fd->wrr_mode == FNV_WRR_SOFT ? cost : 0);
 	if (tn && fd->wrr_mode == FNV_WRR_SOFT)
 		fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_D2FQ);
 	if (tn) {
@@ -1062,6 +1126,26 @@ static void fnv_prepare_request(struct request *rq)
 }
 
 /*
+ * A request's service time, what it cost the device, from its device time
+ * @dev: less the time it waited there for the d - 1 requests dispatched
+ * before it, each taking the device's time per request when it is the
+ * limit (svc_gap), so that a large request among small ones shows its own
+ * time, not the mean of theirs (which made a bytes-bound device look
+ * command-bound to the cost model); at least dev / d, the mean share of
+ * the device's time it had, for a device that serves requests in parallel
+ * and keeps them waiting less than that. Before svc_gap is known, dev / d.
+ */
+static u64 fnv_svc_time(struct request *rq, u64 dev)
+{
+	struct fnv_data *fd = rq->q->elevator->elevator_data;
+	u64 d = max(fnv_rq_depth(rq), 1UL);
+	u64 share = div64_u64(dev, d);
+	u64 wait = (d - 1) * READ_ONCE(fd->svc_gap);
+
+	return dev > wait ? max(dev - wait, share) : share;
+}
+
+/*
  * Completion (hard irq or softirq): account the request's latency to its
  * tenant for the control period. Lockless; the worker consumes the sums.
  * Only sampled requests (one in FNV_SAMPLE_EVERY) are measured: the clock
@@ -1107,8 +1191,8 @@ static void fnv_completed_request(struct request *rq, u64 now)
 	atomic64_add(lat, &tn->acc_lat);
 	atomic64_add(rq->fifo_time, &tn->acc_head);
 	atomic64_add(dev, &tn->acc_dev);
-	atomic64_add(div64_u64(dev, max(fnv_rq_depth(rq), 1UL)),
-		     &tn->acc_svc[t]);
+	atomic64_add(fnv_svc_time(rq, dev), &tn->acc_svc[t]);
+	atomic64_add(fnv_rq_sect(rq), &tn->acc_sect[t]);
 	atomic_inc(&tn->acc_nr[t]);
 }
 
@@ -1133,7 +1217,7 @@ static void fnv_d2fq_complete(struct request *rq, struct fnv_tenant *tn)
 	struct fnv_data *fd = rq->q->elevator->elevator_data;
 	u64 vt;
 
-	vt = atomic64_add_return(d2fq_vt_delta(fnv_rq_bytes(rq),
+	vt = atomic64_add_return(d2fq_vt_delta(fnv_rq_charged(rq),
 					       READ_ONCE(tn->d2.weight)),
 				 &tn->d2.vt);
 	/* the holder raises gvt in steps of tau_l / 16 */
@@ -1259,6 +1343,7 @@ static void fnv_take_sample(struct fnv_tenant *tn, struct fnv_sample *smp)
 	smp->nr = 0;
 	for (t = 0; t < 2; t++) {
 		smp->svc_sum[t] = atomic64_xchg(&tn->acc_svc[t], 0);
+		smp->sect_sum[t] = atomic64_xchg(&tn->acc_sect[t], 0);
 		smp->nr_type[t] = atomic_xchg(&tn->acc_nr[t], 0);
 		smp->nr += smp->nr_type[t];
 	}
@@ -1396,6 +1481,44 @@ static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, bool limited)
 }
 
 /*
+ * thresh_min_us / thresh_max_us = auto (once per control period): relative
+ * to what the device measurably does, its time for one request alone
+ * (dev_floor), through a slow filter (1/32 of the gap per period, a time
+ * constant of about 3 s at the default period), so that a second of host
+ * noise in dev_floor does not reclassify every tenant. Until dev_floor is
+ * known, the paper's values hold.
+ */
+static void fnv_auto_thresh(struct fnv_data *fd, bool period)
+{
+	u64 floor = READ_ONCE(fd->dev_floor);
+	u64 base = fd->lat_base, lo, hi;
+
+	lockdep_assert_held(&fd->lock);
+	if (period && floor) {
+		if (!base)
+			base = floor;
+		else if (floor > base)
+			base += (floor - base) >> 5;
+		else
+			base -= (base - floor) >> 5;
+		fd->lat_base = base;
+	}
+	lo = base ? max(base * FNV_THRESH_MIN_Q / 4, FNV_THRESH_AUTO_MIN_NS) :
+	     fnv_ctl_defaults.thresh_min;
+	hi = base ? max(base * FNV_THRESH_MAX_Q / 4, 4 * lo) :
+	     fnv_ctl_defaults.thresh_max;
+	lo = min_t(u64, lo, (u64)FNV_THRESH_US_MAX * NSEC_PER_USEC);
+	hi = min_t(u64, hi, (u64)FNV_THRESH_US_MAX * NSEC_PER_USEC);
+	if (fd->thresh_min_cfg != FNV_THRESH_AUTO)
+		lo = (u64)fd->thresh_min_cfg * NSEC_PER_USEC;
+	if (fd->thresh_max_cfg != FNV_THRESH_AUTO)
+		hi = (u64)fd->thresh_max_cfg * NSEC_PER_USEC;
+	/* one set, the other auto: the set one wins (fnv_read_params) */
+	WRITE_ONCE(fd->ctl.thresh_min, lo);
+	WRITE_ONCE(fd->ctl.thresh_max, hi);
+}
+
+/*
  * tau_l_bytes = auto (under fd->lock, once per control period): the device's
  * rate is learned from the bytes dispatched in periods when the depth held
  * requests back (the device, not the tenants, was the limit): a faster
@@ -1410,11 +1533,29 @@ static void fnv_auto_tau(struct fnv_data *fd, u64 now, bool limited,
 			 u64 wsum)
 {
 	u64 bytes = fd->disp_bytes - fd->rate_bytes;
+	u64 n = fd->disp_nr - fd->rate_nr;
 	u64 dt = now - fd->rate_at;
 	u64 r, tau;
 
 	fd->rate_bytes = fd->disp_bytes;
+	fd->rate_nr = fd->disp_nr;
 	fd->rate_at = now;
+	/*
+	 * The device's time per request when it is the limit, for the
+	 * service time of each request (fnv_completed_request()): an eighth
+	 * of the way per period.
+	 */
+	if (limited && n && dt >= NSEC_PER_MSEC) {
+		u64 gap = div64_u64(dt, n), m = fd->svc_gap;
+
+		if (!m)
+			m = gap;
+		else if (gap > m)
+			m += (gap - m) >> 3;
+		else
+			m -= (m - gap) >> 3;
+		WRITE_ONCE(fd->svc_gap, m);
+	}
 	if (limited && dt >= NSEC_PER_MSEC && bytes) {
 		r = mul_u64_u64_div_u64(bytes, NSEC_PER_SEC, dt);
 		if (r > fd->rate)
@@ -1521,6 +1662,10 @@ static void fnv_ctl_workfn(struct work_struct *work)
 			   atomic_read(&tn->inflight);
 		dev_sum += smp.dev_sum;
 		nr += smp.nr;
+		fnv_cm_add(&fd->cm, FNV_CM_READ, smp.nr_type[0],
+			   smp.sect_sum[0], smp.svc_sum[0]);
+		fnv_cm_add(&fd->cm, FNV_CM_WRITE, smp.nr_type[1],
+			   smp.sect_sum[1], smp.svc_sum[1]);
 		w = READ_ONCE(tn->cfg_weight);
 		/*
 		 * The busy tenants, also one without a sample this period:
@@ -1563,8 +1708,10 @@ static void fnv_ctl_workfn(struct work_struct *work)
 	}
 
 	fd->w_mean = wn ? div_u64(wsum, wn) : 0;
+	fnv_cm_update(&fd->cm);
 	limited = xchg(&fd->limited, 0);
 	fnv_adapt_depth(fd, nr ? div64_u64(dev_sum, nr) : 0, limited);
+	fnv_auto_thresh(fd, true);
 	fnv_auto_tau(fd, ktime_get_ns(), limited, esum);
 
 	if (comp)
@@ -1651,6 +1798,7 @@ static int fnv_init_sched(struct request_queue *q, struct elevator_type *e)
 	fd->sched.refilled = fnv_flow_refilled;
 	INIT_DELAYED_WORK(&fd->ctl_work, fnv_ctl_workfn);
 	INIT_LIST_HEAD(&fd->active);
+	fnv_cm_init(&fd->cm);
 
 	/*
 	 * The elevator first, then the policy (BFQ's order): activation
@@ -1852,6 +2000,30 @@ static ssize_t fnv_tau_l_eff_bytes_show(struct elevator_queue *e, char *page)
 	return sysfs_emit(page, "%u\n", READ_ONCE(fd->tau_l_bytes));
 }
 
+/*
+ * The learned cost model (cost.c): per type, the device time of a command
+ * and of each KiB, in ns, and whether it is known yet (else it is charged
+ * as the other type, or by bytes).
+ */
+static ssize_t fnv_cost_learned_show(struct elevator_queue *e, char *page)
+{
+	struct fnv_data *fd = e->elevator_data;
+	const struct fnv_cm *m = &fd->cm;
+	ssize_t n = 0;
+	int t;
+
+	spin_lock_irq(&fd->lock);
+	for (t = 0; t < FNV_CM_TYPES; t++)
+		n += sysfs_emit_at(page, n, "%s%s_cmd_ns=%llu %s_kib_ns=%llu %s_known=%d",
+				   t ? " " : "", t ? "write" : "read",
+				   m->cmd_ns[t], t ? "write" : "read",
+				   (m->sect_ns16[t] * 2) >> 16,
+				   t ? "write" : "read", m->known[t]);
+	spin_unlock_irq(&fd->lock);
+	n += sysfs_emit_at(page, n, "\n");
+	return n;
+}
+
 FNV_U32_ATTR(hl_period_ms, hl_period_ms, FNV_HL_PERIOD_MS_MIN,
 	     FNV_HL_PERIOD_MS_MAX, NULL)
 
@@ -1874,40 +2046,73 @@ static ssize_t fnv_thresh_min_us_show(struct elevator_queue *e, char *page)
 {
 	struct fnv_data *fd = e->elevator_data;
 
-	return fnv_thresh_show(READ_ONCE(fd->ctl.thresh_min), page);
+	return fnv_show_auto(page, READ_ONCE(fd->thresh_min_cfg),
+			     FNV_THRESH_AUTO);
 }
 
 static ssize_t fnv_thresh_max_us_show(struct elevator_queue *e, char *page)
 {
 	struct fnv_data *fd = e->elevator_data;
 
+	return fnv_show_auto(page, READ_ONCE(fd->thresh_max_cfg),
+			     FNV_THRESH_AUTO);
+}
+
+static ssize_t fnv_thresh_min_eff_us_show(struct elevator_queue *e,
+					  char *page)
+{
+	struct fnv_data *fd = e->elevator_data;
+
+	return fnv_thresh_show(READ_ONCE(fd->ctl.thresh_min), page);
+}
+
+static ssize_t fnv_thresh_max_eff_us_show(struct elevator_queue *e,
+					  char *page)
+{
+	struct fnv_data *fd = e->elevator_data;
+
 	return fnv_thresh_show(READ_ONCE(fd->ctl.thresh_max), page);
+}
+
+/*
+ * A number must stay below (min) or above (max) the other threshold as it
+ * is in force; auto always goes. The values in force follow at once.
+ */
+static ssize_t fnv_thresh_store(struct elevator_queue *e, const char *page,
+				size_t count, bool is_max)
+{
+	struct fnv_data *fd = e->elevator_data;
+	u64 ns;
+	u32 v;
+
+	if (fnv_parse_auto(page, 1, FNV_THRESH_US_MAX, FNV_THRESH_AUTO, &v))
+		return -EINVAL;
+	ns = (u64)v * NSEC_PER_USEC;
+	spin_lock_irq(&fd->lock);
+	if (v != FNV_THRESH_AUTO &&
+	    (is_max ? ns <= fd->ctl.thresh_min : ns >= fd->ctl.thresh_max)) {
+		spin_unlock_irq(&fd->lock);
+		return -EINVAL;
+	}
+	if (is_max)
+		WRITE_ONCE(fd->thresh_max_cfg, v);
+	else
+		WRITE_ONCE(fd->thresh_min_cfg, v);
+	fnv_auto_thresh(fd, false);
+	spin_unlock_irq(&fd->lock);
+	return count;
 }
 
 static ssize_t fnv_thresh_min_us_store(struct elevator_queue *e,
 				       const char *page, size_t count)
 {
-	struct fnv_data *fd = e->elevator_data;
-	u32 v;
-
-	if (fnv_parse_u32(page, 1, FNV_THRESH_US_MAX, &v) ||
-	    (u64)v * NSEC_PER_USEC >= fd->ctl.thresh_max)
-		return -EINVAL;
-	WRITE_ONCE(fd->ctl.thresh_min, (u64)v * NSEC_PER_USEC);
-	return count;
+	return fnv_thresh_store(e, page, count, false);
 }
 
 static ssize_t fnv_thresh_max_us_store(struct elevator_queue *e,
 				       const char *page, size_t count)
 {
-	struct fnv_data *fd = e->elevator_data;
-	u32 v;
-
-	if (fnv_parse_u32(page, 1, FNV_THRESH_US_MAX, &v) ||
-	    (u64)v * NSEC_PER_USEC <= fd->ctl.thresh_min)
-		return -EINVAL;
-	WRITE_ONCE(fd->ctl.thresh_max, (u64)v * NSEC_PER_USEC);
-	return count;
+	return fnv_thresh_store(e, page, count, true);
 }
 
 /* The @n choices in @names, the current one (@cur) in brackets. */
@@ -2103,6 +2308,8 @@ static struct elv_fs_entry fnv_attrs[] = {
 	FNV_ATTR_RW(ctl_period_ms),
 	FNV_ATTR_RW(thresh_min_us),
 	FNV_ATTR_RW(thresh_max_us),
+	FNV_ATTR_RO(thresh_min_eff_us),
+	FNV_ATTR_RO(thresh_max_eff_us),
 	FNV_ATTR_RW(ku_ppm),
 	FNV_ATTR_RW(kd_ppm),
 	FNV_ATTR_RW(beta_permille),
@@ -2118,6 +2325,7 @@ static struct elv_fs_entry fnv_attrs[] = {
 	FNV_ATTR_RO(dev_floor_us),
 	FNV_ATTR_RO(tau_l_eff_bytes),
 	FNV_ATTR_RO(tenants),
+	FNV_ATTR_RO(cost_learned),
 	__ATTR_NULL
 };
 

@@ -658,7 +658,9 @@ depth_watch_stop() {
 # shared_run PREFIX DEV RUNTIME SCHED NAME... : select SCHED (a TAP point),
 # run the tenants together, print each one's IOPS, latency and slowdown
 # against its alone latency (measure_alone PREFIX), and set fi_<SCHED> (the
-# fairness index) and iops_<SCHED> (the summed IOPS), '-' in SCHED as '_'
+# fairness index) and iops_<SCHED> (the summed IOPS), '-' in SCHED as '_';
+# FNV_RUN_LABEL, if set, stands for SCHED in those names and lines (one
+# scheduler run twice, with another tunable)
 shared_run() {
 	local pre dev rt s v t
 	pre=$1 dev=$2 rt=$3 s=$4
@@ -668,6 +670,8 @@ shared_run() {
 	# shellcheck disable=SC2086
 	tenants_run "$dev" "$rt" "" "$@"
 	[ "$s" = fairnvme ] && diag "$s: depth/dev_floor_us each second: $(depth_watch_stop)"
+	# a label for the run's numbers, when one scheduler runs twice
+	s=${FNV_RUN_LABEL:-$s}
 	for t in "$@"; do
 		diag "$s $t: iops=$(tenant_iops "$t") mean_us=$(tenant_mlat "$t") p99_us=$(tenant_p99 "$t") slowdown=$(fcalc "$(tenant_mlat "$t") / $(cat "$FNV_WORK/$pre-$t.lat")")"
 	done

@@ -6,7 +6,7 @@
 # is accepted (so that the rejections are not just a read-only file).
 . /tests/lib.sh
 
-tap_plan 113
+tap_plan 115
 fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_dev) || tap_fail_rest "no nvme device"
 # a fresh instance, with every tunable at its default
@@ -47,7 +47,12 @@ done
 for v in 3001 -1; do
 	expect_einval "$io/beta_permille" "$v"
 done
-# thresholds: range, and thresh_min_us < thresh_max_us
+# thresholds: range, and thresh_min_us < thresh_max_us (set as numbers
+# first: auto, the default, follows the device)
+check "thresholds default to auto" sh -c \
+	"grep -qx auto $io/thresh_min_us && grep -qx auto $io/thresh_max_us"
+echo 3500 >"$io/thresh_max_us"
+echo 600 >"$io/thresh_min_us"
 for v in 0 3500 4000 10000001 x; do
 	expect_einval "$io/thresh_min_us" "$v"
 done
@@ -90,7 +95,9 @@ check "budget_kib accepts 4096" sh -c "echo 4096 >$io/budget_kib && grep -qx 409
 check "cost_model accepts bytes and time" sh -c \
 	"echo bytes >$io/cost_model && grep -qx 'time \[bytes\]' $io/cost_model && echo time >$io/cost_model && grep -qx '\[time\] bytes' $io/cost_model"
 check "thresholds move within each other's bounds" sh -c \
-	"echo 5000 >$io/thresh_max_us && echo 4000 >$io/thresh_min_us && grep -qx 4000 $io/thresh_min_us && echo 600 >$io/thresh_min_us && echo 3500 >$io/thresh_max_us"
+	"echo 5000 >$io/thresh_max_us && echo 4000 >$io/thresh_min_us && grep -qx 4000 $io/thresh_min_us && grep -qx 4000 $io/thresh_min_eff_us && echo 600 >$io/thresh_min_us && echo 3500 >$io/thresh_max_us"
+check "thresholds go back to auto, values in force readable" sh -c \
+	"echo auto >$io/thresh_min_us && echo auto >$io/thresh_max_us && grep -qx auto $io/thresh_min_us && grep -qx auto $io/thresh_max_us && [ \$(cat $io/thresh_min_eff_us) -ge 20 ] && [ \$(cat $io/thresh_max_eff_us) -gt \$(cat $io/thresh_min_eff_us) ]"
 echo 32 >"$io/max_inflight"
 echo 4096 >"$io/req_cost_bytes"
 echo 2048 >"$io/budget_kib"

@@ -68,7 +68,7 @@ check "fairnvme_state traced the return from idle" grep -qE \
 	"cgid=$cgid idle -> (balanced|unbalanced|saturated)" /sys/kernel/tracing/trace
 check "root cgroup's io.fairnvme.stat lists the device" grep -q "^$majmin state=" \
 	"$CG_ROOT/io.fairnvme.stat"
-echo 600 >"$io/thresh_min_us"
-echo 3500 >"$io/thresh_max_us"
+echo auto >"$io/thresh_min_us"
+echo auto >"$io/thresh_max_us"
 cg_destroy q
 tap_done

@@ -13,7 +13,14 @@
 #     a quarter of the weight-800 one, Eq. 2 raises it to at least that),
 #     and once the flows are equal it falls back to the minimum, 3.
 # tau_l is scaled to this device (FNV_TAU_EMU, see lib.sh). The controller's
-# weight moves are switched off (beta 0) so that the shares are D2FQ's.
+# weight moves are switched off (beta 0) so that the shares are D2FQ's, and
+# requests are charged their bytes (cost_model=bytes): these are D2FQ's byte
+# mechanics, and on this device the learned time model cannot see a
+# per-byte cost: QEMU's bandwidth throttle lets a request through as soon
+# as its bucket is under the limit and makes the next one wait for the
+# bytes, so a large request's time shows up on the request after it (an
+# emulation artefact: on a real device a request's transfer is its own;
+# see the Limits of Documentation/fairnvme.rst).
 . /tests/lib.sh
 
 RT=${FNV_T13_RUNTIME:-12}
@@ -27,6 +34,7 @@ check "select fairnvme on $dev" set_sched "$dev" fairnvme
 check "wrr_mode defaults to soft" grep -q '\[soft\]' "$io/wrr_mode"
 echo "$FNV_TAU_EMU" >"$io/tau_l_bytes"
 echo 0 >"$io/beta_permille"
+echo bytes >"$io/cost_model"
 
 for t in a b c d; do
 	cg_create $t
@@ -41,6 +49,7 @@ run() {
 	if [ "$_s" = fairnvme ]; then
 		echo "$FNV_TAU_EMU" >"$io/tau_l_bytes"
 		echo 0 >"$io/beta_permille"
+		echo bytes >"$io/cost_model"
 	fi
 	# shellcheck disable=SC2086
 	tenants_run "$dev" "$RT" "$BASE" "$@"
@@ -126,5 +135,6 @@ check "fairnvme_hl traced the fall back" grep -q 'hl=[0-9]*->3 ' "$tr/trace"
 
 echo 500 >"$io/beta_permille"
 echo auto >"$io/tau_l_bytes"
+echo time >"$io/cost_model"
 for t in a b c d; do cg_destroy $t; done
 tap_done

@@ -1,0 +1,77 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# fnv-timeout: 360
+#
+# What a request costs (cost_model): t10's mix on the throttled NVMe
+# (limited to 2000 commands/s, whatever their size), equal weights, A 4 KiB
+# random reads n1d1, B 4 KiB random writes n8d32, C and D 70/30 random
+# read/write n4d4, plus E, 64 KiB sequential reads n1d1. Each runs alone
+# (under none), then all together under none, bfq, fairnvme as it is
+# (cost_model=time, the default) and fairnvme with cost_model=bytes (the
+# tunable under test: what D2FQ charged before the learned model).
+# Slowdown = shared mean latency / alone mean latency.
+#
+# A and E both read one request at a time; on this device E's 64 KiB
+# read costs what A's 4 KiB read costs. Charged by bytes, E paid 16 times
+# A's price and was slowed 26.8 times against A's 5.5 (fairness index
+# 0.146); charged by the learned device time, 7.3 against 6.7 (fairness
+# index 0.55). Asserted: E's slowdown under the default at most 1.5 times
+# A's, the fairness index (min / max slowdown) at least 2x none's, and
+# total IOPS at least none's. Printed: each run's fairness index, and E's
+# slowdown over A's under each. The issue's target of 0.6 for the fairness
+# index is not reached: the tenants that read one request at a time (A, E)
+# are slowed about 7 times, the deep ones about 4 (see t10).
+. /tests/lib.sh
+
+RT=${FNV_T20_RUNTIME:-12}
+RT_ALONE=${FNV_T20_ALONE:-6}
+COMMON="--bs=4k --direct=1 --ioengine=libaio --randrepeat=0 --ramp_time=2"
+FNV_TARGS_A="$COMMON --rw=randread --numjobs=1 --iodepth=1"
+FNV_TARGS_B="$COMMON --rw=randwrite --numjobs=8 --iodepth=32"
+FNV_TARGS_C="$COMMON --rw=randrw --rwmixread=70 --numjobs=4 --iodepth=4"
+FNV_TARGS_D="$FNV_TARGS_C"
+FNV_TARGS_E="--bs=64k --direct=1 --ioengine=libaio --ramp_time=2 --rw=read --numjobs=1 --iodepth=1"
+TENANTS="A B C D E"
+
+tap_plan 8
+fnv_load || tap_fail_rest "fairnvme not available"
+dev=$(nvme_dev) || tap_fail_rest "no nvme device"
+io=/sys/block/$dev/queue/iosched
+
+set_sched "$dev" none
+# shellcheck disable=SC2086
+measure_alone alone "$dev" "$RT_ALONE" $TENANTS
+
+# e_ratio : E's slowdown over A's, last run
+e_ratio() {
+	for t in A E; do
+		echo "$t $(tenant_mlat $t) $(cat "$FNV_WORK/alone-$t.lat")"
+	done | awk '{ s = 0; if ($3 > 0) s = $2 / $3 }
+		$1 == "A" { a = s } $1 == "E" { e = s }
+		END { r = 99; if (a > 0) r = e / a; printf "%.3f\n", r }'
+}
+
+for s in none bfq fairnvme; do
+	# shellcheck disable=SC2086
+	shared_run alone "$dev" "$RT" "$s" $TENANTS
+	eval "er_$s=$(e_ratio)"
+done
+check "fairnvme's cost model defaults to time" grep -q '\[time\]' "$io/cost_model"
+diag "fairnvme's cost model: $(cat "$io/cost_learned")"
+echo bytes >"$io/cost_model"
+FNV_RUN_LABEL=fairnvme-bytes
+# shellcheck disable=SC2086
+shared_run alone "$dev" "$RT" fairnvme $TENANTS
+unset FNV_RUN_LABEL
+echo time >"$io/cost_model"
+er_bytes=$(e_ratio)
+# shellcheck disable=SC2154
+diag "fairness index: none $fi_none bfq $fi_bfq fairnvme $fi_fairnvme fairnvme-bytes $fi_fairnvme_bytes; total IOPS: none $iops_none bfq $iops_bfq fairnvme $iops_fairnvme fairnvme-bytes $iops_fairnvme_bytes"
+diag "E's slowdown over A's: none $er_none bfq $er_bfq fairnvme $er_fairnvme fairnvme-bytes $er_bytes"
+assert_le "E's slowdown / A's, fairnvme" "$er_fairnvme" 1.5
+assert_ge "fairness index fairnvme/none" "$(fcalc "$fi_fairnvme / ($fi_none + 1e-9)")" 2
+assert_ge "total IOPS fairnvme/none" "$(fcalc "$iops_fairnvme / ($iops_none + 1e-9)")" 1
+for t in $TENANTS; do
+	cg_destroy $t
+done
+tap_done
