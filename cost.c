@@ -10,10 +10,10 @@
  * linear model per type as blk-iocost's (a cost per command plus a cost
  * per byte), but measured rather than configured:
  *
- * - The samples: a sampled request's service time (its device time less
- *   its wait there behind the requests dispatched before it: what the
- *   state controller learns its costs from too), with its size in
- *   sectors. The kernel sums them per tenant and type.
+ * - The samples: a sampled request's service time (the interval from the
+ *   device's previous completion, or its own dispatch, to its completion:
+ *   what the state controller learns its costs from too), with its size
+ *   in sectors. The kernel sums them per tenant and type.
  * - The fit: each tenant's mean size and mean service time over a period
  *   is one point, weighted by its count, in sums that lose a quarter each
  *   period (a half-life of 2.4 periods: the model follows a device that
@@ -30,11 +30,10 @@
  *   as the other type, and with neither, by bytes; a type that goes quiet
  *   keeps its last fit.
  *
- * Limits: the wait behind the requests ahead is estimated from the
- * device's mean time per request, exact in the mean on a device that
- * serves one request at a time; on one that serves many in parallel the
- * service time falls back to the request's share of its device time, the
- * mean of its neighbours', and the slope can look flatter than it is.
+ * Limits: completion intervals are a request's own time on a device that
+ * serves one request at a time; on one that serves many in parallel they
+ * are its time over the parallelism, and overlapping requests of different
+ * sizes make the slope look flatter than it is.
  * Commands other than reads and writes (discard,
  * write zeroes) are charged as one write command, whatever their size.
  */
