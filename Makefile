@@ -111,8 +111,16 @@ demo: deps
 guest-tests: modules
 	selftests/vm/run.sh --run tests $(if $(TESTS),--tests $(TESTS))
 
-guest-bench: modules
-	selftests/vm/run.sh --run bench
+# The many-tenant part of the benchmark forks one QD1 reader per cgroup
+# from this static binary, shipped into the guest as /extra/qd1read
+# (without it, tools/bench-guest.sh falls back to busybox dd).
+$(BUILD)/qd1read: tools/qd1read.c
+	mkdir -p $(BUILD)
+	$(CC) -static -O2 -Wall -o $@ $<
+
+guest-bench: modules $(BUILD)/qd1read
+	FAIRNVME_EXTRA_FILES="$(strip $(FAIRNVME_EXTRA_FILES) $(BUILD)/qd1read)" \
+		selftests/vm/run.sh --run bench
 
 guest-demo: modules
 	selftests/vm/run.sh --run demo
