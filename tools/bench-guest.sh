@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# fnv-timeout: 600
 #
 # bench-guest.sh - scheduler CPU-overhead benchmark, run inside the test guest
 # (selftests/vm/run.sh --run bench). Creates a null_blk device through configfs
@@ -19,6 +20,19 @@
 #   FNV_bench_irqmode  null_blk irqmode, default 0 (complete inline: the most
 #                      stable numbers under TCG)
 #   FNV_bench_numjobs / FNV_bench_iodepth   default 2 / 32
+#
+# Then many tenants: 8 cgroups, each with one O_DIRECT QD1 4 KiB random
+# reader (/extra/qd1read, forked per cgroup; busybox dd if it is missing),
+# on the same null_blk device; then FNV_bench_tenants (default 1000) more
+# beside them. At 8 and at 8 + 1000 tenants, none and $FNV_SCHED are
+# measured in interleaved rounds (the readers keep running while the
+# scheduler is switched): the device's completed reads (/sys/block/DEV/stat)
+# over FNV_bench_mt_runtime (default 10) seconds after 2 s to settle, and
+# each tenant's reads from its cgroup's io.stat. Printed: IOPS, the ratio
+# of $FNV_SCHED to none at each count, the tenants' min and mean IOPS, and
+# whether the ratio at 1008 is within 10 % of the ratio at 8 (the goal;
+# not an assertion). FNV_bench_tenants=0 skips this part;
+# FNV_bench_mt_rounds (default 2) sets its rounds.
 set -u
 # shellcheck source=selftests/guest/lib.sh disable=SC1091
 . /tests/lib.sh
@@ -37,7 +51,21 @@ W=$FNV_WORK/bench
 mkdir -p "$W"
 failed=0
 
+MTP=$CG_ROOT/fnvbench
+# mt_stop : kill every many-tenant reader and remove the cgroups
+mt_stop() {
+	[ -d "$MTP" ] || return 0
+	for c in "$MTP"/t*; do
+		[ -d "$c" ] && echo 1 >"$c/cgroup.kill" 2>/dev/null
+	done
+	for c in "$MTP"/t*; do
+		[ -d "$c" ] && { wait_until 30 rmdir "$c" || echo "bench: cannot remove $c"; }
+	done
+	rmdir "$MTP" 2>/dev/null
+}
+
 cleanup() {
+	mt_stop
 	[ -n "${dev:-}" ] && echo none >"/sys/block/$dev/queue/scheduler" 2>/dev/null
 	nullb_destroy "$NB" 2>/dev/null
 }
@@ -124,4 +152,120 @@ for s in $SCHEDS; do
 	printf '%-12s %10s %8s   %s\n' "$s" "$m" "$ratio" "$(rounds_of "$s")"
 	echo "BENCH $s $m $ratio"
 done
+
+# ------------------------------------------------------- many tenants ----
+MT=${FNV_bench_tenants:-1000}
+MT_RT=${FNV_bench_mt_runtime:-10}
+MT_ROUNDS=${FNV_bench_mt_rounds:-2}
+[ "$MT" -gt 0 ] || exit $failed
+
+mem_avail() { awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo; }
+
+# mt_start FROM TO : cgroups fnvbench/tFROM..tTO, one QD1 reader in each
+mt_start() {
+	# shellcheck disable=SC2046
+	_cgs=$(printf "$MTP/t%04d\n" $(seq "$1" "$2"))
+	# shellcheck disable=SC2086
+	mkdir $_cgs || return 1
+	if [ -x /extra/qd1read ]; then
+		# shellcheck disable=SC2086
+		/extra/qd1read "/dev/$dev" $_cgs
+	else
+		for c in $_cgs; do
+			# shellcheck disable=SC2016
+			sh -c 'echo $$ >"$0/cgroup.procs" && exec sh -c "while :; do dd if=$1 of=/dev/null bs=4k count=65536 iflag=direct 2>/dev/null; done"' \
+				"$c" "/dev/$dev" &
+		done
+	fi
+}
+
+# mt_snap : "time_ms device_reads" then "reads" per tenant, in cgroup order
+mt_snap() {
+	now_ms
+	awk -v d="$(cat "/sys/block/$dev/dev")" '
+		FILENAME ~ /\/stat$/ { print $1; next }
+		$1 == d { for (i = 2; i <= NF; i++) if ($i ~ /^rios=/) print substr($i, 6) + 0 }' \
+		"/sys/block/$dev/stat" "$MTP"/t*/io.stat
+}
+
+# mt_measure N SCHED ROUND : one measurement, "IOPS MIN MEAN" per tenant
+# into $W/mt.N.SCHED.ROUND
+mt_measure() {
+	if ! err=$(set_sched "$dev" "$2" 2>&1); then
+		echo "bench: $1 tenants $2: cannot select: $err"
+		failed=1
+		return 1
+	fi
+	sleep 2
+	mt_snap >"$W/mt.a"
+	sleep "$MT_RT"
+	mt_snap >"$W/mt.b"
+	paste "$W/mt.a" "$W/mt.b" | awk -v n="$1" '
+		NR == 1 { t = ($2 - $1) / 1000; next }
+		NR == 2 { iops = ($2 - $1) / t; next }
+		{ r = ($2 - $1) / t; k++; sum += r; if (min == "" || r < min) min = r }
+		END {
+			if (k != n) { printf "bench: %d tenants counted, %d expected\n", k, n > "/dev/stderr" }
+			printf "%.0f %.1f %.1f\n", iops, min, k ? sum / k : 0
+		}' >"$W/mt.$1.$2.$3"
+	echo "bench: $1 tenants, round $3, $2: $(cat "$W/mt.$1.$2.$3") (IOPS, tenant min, tenant mean)"
+}
+
+mkdir -p "$MTP"
+echo "+io +cpu" >"$MTP/cgroup.subtree_control" 2>/dev/null ||
+	echo "+io" >"$MTP/cgroup.subtree_control"
+rdr=qd1read
+[ -x /extra/qd1read ] || rdr="busybox dd (no /extra/qd1read)"
+echo
+echo "bench: many tenants: one QD1 O_DIRECT 4k random reader per cgroup ($rdr), ${MT_RT}s per measurement, $MT_ROUNDS interleaved rounds; MemAvailable $(mem_avail) MiB"
+set_sched "$dev" none
+t0=$(now_ms)
+if ! mt_start 1 8; then
+	echo "bench: cannot start 8 readers"
+	exit 1
+fi
+echo "bench: 8 readers started in $(($(now_ms) - t0)) ms; MemAvailable $(mem_avail) MiB"
+for r in $(seq "$MT_ROUNDS"); do
+	for s in none "$FNV_SCHED"; do mt_measure 8 "$s" "$r"; done
+done
+set_sched "$dev" none
+t0=$(now_ms)
+if ! mt_start 9 $((MT + 8)); then
+	echo "bench: cannot start $MT more readers"
+	exit 1
+fi
+echo "bench: $MT more readers started in $(($(now_ms) - t0)) ms; MemAvailable $(mem_avail) MiB"
+for r in $(seq "$MT_ROUNDS"); do
+	for s in none "$FNV_SCHED"; do mt_measure $((MT + 8)) "$s" "$r"; done
+done
+set_sched "$dev" none
+t0=$(now_ms)
+mt_stop
+echo "bench: readers stopped and cgroups removed in $(($(now_ms) - t0)) ms"
+
+# mean over the rounds of column C of $W/mt.N.SCHED.*
+mt_mean() {
+	cat "$W/mt.$1.$2".* 2>/dev/null | awk -v c="$3" '{ s += $c; n++ } END { if (n) printf "%.1f\n", s / n }'
+}
+echo
+printf '%-8s %-10s %10s %8s %12s %12s\n' tenants scheduler IOPS ratio "tenant min" "tenant mean"
+for nt in 8 $((MT + 8)); do
+	base=$(mt_mean $nt none 1)
+	for s in none "$FNV_SCHED"; do
+		m=$(mt_mean $nt "$s" 1)
+		ratio=$(awk -v a="${m:-0}" -v b="${base:-0}" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "-" }')
+		eval "ratio_$nt=\$ratio"
+		printf '%-8s %-10s %10.0f %8s %12s %12s\n' "$nt" "$s" "${m:-0}" "$ratio" \
+			"$(mt_mean $nt "$s" 2)" "$(mt_mean $nt "$s" 3)"
+		echo "BENCH-MT $nt $s ${m:-0} $ratio $(mt_mean $nt "$s" 2) $(mt_mean $nt "$s" 3)"
+	done
+done
+eval "r8=\$ratio_8 rn=\$ratio_$((MT + 8))"
+# shellcheck disable=SC2154
+awk -v a="$r8" -v b="$rn" -v n="$((MT + 8))" -v s="$FNV_SCHED" 'BEGIN {
+	if (a + 0 <= 0 || b + 0 <= 0) { print "bench: goal: no ratio to compare"; exit }
+	d = (b / a - 1) * 100
+	printf "bench: goal: %s/none at %d tenants %.3f vs at 8 %.3f: %+.1f %%, %s (within 10 %%)\n",
+		s, n, b, a, d, (d <= 10 && d >= -10) ? "held" : "NOT held"
+}'
 exit $failed
