@@ -31,7 +31,10 @@
 # each tenant's reads from its cgroup's io.stat. Printed: IOPS, the ratio
 # of $FNV_SCHED to none at each count, the tenants' min and mean IOPS, and
 # whether the ratio at 1008 is within 10 % of the ratio at 8 (the goal;
-# not an assertion). FNV_bench_tenants=0 skips this part;
+# not an assertion). mq-deadline is measured beside them: none's IOPS grow
+# with the number of submitters and no elevator's do (dispatch is
+# serialised on the elevator's lock), so fairnvme's ratio to mq-deadline at
+# each count is printed too. FNV_bench_tenants=0 skips this part;
 # FNV_bench_mt_rounds (default 2) sets its rounds.
 set -u
 # shellcheck source=selftests/guest/lib.sh disable=SC1091
@@ -226,7 +229,7 @@ if ! mt_start 1 8; then
 fi
 echo "bench: 8 readers started in $(($(now_ms) - t0)) ms; MemAvailable $(mem_avail) MiB"
 for r in $(seq "$MT_ROUNDS"); do
-	for s in none "$FNV_SCHED"; do mt_measure 8 "$s" "$r"; done
+	for s in none mq-deadline "$FNV_SCHED"; do mt_measure 8 "$s" "$r"; done
 done
 set_sched "$dev" none
 t0=$(now_ms)
@@ -236,7 +239,7 @@ if ! mt_start 9 $((MT + 8)); then
 fi
 echo "bench: $MT more readers started in $(($(now_ms) - t0)) ms; MemAvailable $(mem_avail) MiB"
 for r in $(seq "$MT_ROUNDS"); do
-	for s in none "$FNV_SCHED"; do mt_measure $((MT + 8)) "$s" "$r"; done
+	for s in none mq-deadline "$FNV_SCHED"; do mt_measure $((MT + 8)) "$s" "$r"; done
 done
 set_sched "$dev" none
 t0=$(now_ms)
@@ -251,16 +254,26 @@ echo
 printf '%-8s %-10s %10s %8s %12s %12s\n' tenants scheduler IOPS ratio "tenant min" "tenant mean"
 for nt in 8 $((MT + 8)); do
 	base=$(mt_mean $nt none 1)
-	for s in none "$FNV_SCHED"; do
+	for s in none mq-deadline "$FNV_SCHED"; do
 		m=$(mt_mean $nt "$s" 1)
 		ratio=$(awk -v a="${m:-0}" -v b="${base:-0}" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "-" }')
-		eval "ratio_$nt=\$ratio"
+		[ "$s" = "$FNV_SCHED" ] && eval "ratio_$nt=\$ratio"
+		[ "$s" = mq-deadline ] && eval "dl_$nt=\$m"
 		printf '%-8s %-10s %10.0f %8s %12s %12s\n' "$nt" "$s" "${m:-0}" "$ratio" \
 			"$(mt_mean $nt "$s" 2)" "$(mt_mean $nt "$s" 3)"
 		echo "BENCH-MT $nt $s ${m:-0} $ratio $(mt_mean $nt "$s" 2) $(mt_mean $nt "$s" 3)"
 	done
 done
-eval "r8=\$ratio_8 rn=\$ratio_$((MT + 8))"
+eval "r8=\$ratio_8 rn=\$ratio_$((MT + 8)) d8=\$dl_8 dn=\$dl_$((MT + 8))"
+# Every elevator serialises dispatch on a lock that none does not take:
+# none's IOPS grow with the number of submitters, an elevator's do not. The
+# ratio to mq-deadline, the lightest elevator, tells what is fairnvme's own.
+awk -v a="$(mt_mean 8 "$FNV_SCHED" 1)" -v b="$(mt_mean $((MT + 8)) "$FNV_SCHED" 1)" \
+	-v c="${d8:-0}" -v d="${dn:-0}" -v n="$((MT + 8))" -v s="$FNV_SCHED" 'BEGIN {
+	if (c + 0 <= 0 || d + 0 <= 0) exit
+	printf "bench: %s/mq-deadline at 8 tenants %.3f, at %d %.3f\n", s, a / c, n, b / d
+	printf "bench: mq-deadline/none at 8 and %d: see the table (the lock every elevator takes)\n", n
+}'
 # shellcheck disable=SC2154
 awk -v a="$r8" -v b="$rn" -v n="$((MT + 8))" -v s="$FNV_SCHED" 'BEGIN {
 	if (a + 0 <= 0 || b + 0 <= 0) { print "bench: goal: no ratio to compare"; exit }
