@@ -24,7 +24,7 @@
 # Tenants: tenant_start NAME DEV RUNTIME ARGS...; tenants_wait; tenants_run DEV RUNTIME "ARGS" NAME...;
 #      tenant_iops NAME; tenant_rc NAME; tenant_share NAME ALLNAMES...; tenants_report NAME...
 #      tenant_kb NAME; tenant_kb_share NAME ALLNAMES...
-# Misc: expect_einval FILE VALUE; fcalc EXPR; wait_until TIMEOUT CMD...; now_ms; timing_off;
+# Misc: expect_einval FILE VALUE; fcalc EXPR; wait_until TIMEOUT CMD...; now_ms; timing_off; extreme_mix;
 #      depth_watch_start DEV; depth_watch_stop
 
 FNV_SCHED=${FNV_SCHED-fairnvme}
@@ -653,6 +653,17 @@ depth_watch_stop() {
 	kill "$_depth_pid" 2>/dev/null
 	wait "$_depth_pid" 2>/dev/null
 	tr '\n' ' ' <"$FNV_WORK/depth.log"
+}
+
+# extreme_mix : FairNVMe's "extreme workloads" (paper, 5.4) as t10 and t20
+# run them: A 4 KiB random reads n1d1, B 4 KiB random writes n8d32, C and D
+# 70/30 random read/write n4d4 (sets COMMON and FNV_TARGS_A..D)
+extreme_mix() {
+	COMMON="--bs=4k --direct=1 --ioengine=libaio --randrepeat=0 --ramp_time=2"
+	FNV_TARGS_A="$COMMON --rw=randread --numjobs=1 --iodepth=1"
+	FNV_TARGS_B="$COMMON --rw=randwrite --numjobs=8 --iodepth=32"
+	FNV_TARGS_C="$COMMON --rw=randrw --rwmixread=70 --numjobs=4 --iodepth=4"
+	FNV_TARGS_D="$FNV_TARGS_C"
 }
 
 # shared_run PREFIX DEV RUNTIME SCHED NAME... : select SCHED (a TAP point),

@@ -25,11 +25,7 @@
 
 RT=${FNV_T20_RUNTIME:-12}
 RT_ALONE=${FNV_T20_ALONE:-6}
-COMMON="--bs=4k --direct=1 --ioengine=libaio --randrepeat=0 --ramp_time=2"
-FNV_TARGS_A="$COMMON --rw=randread --numjobs=1 --iodepth=1"
-FNV_TARGS_B="$COMMON --rw=randwrite --numjobs=8 --iodepth=32"
-FNV_TARGS_C="$COMMON --rw=randrw --rwmixread=70 --numjobs=4 --iodepth=4"
-FNV_TARGS_D="$FNV_TARGS_C"
+extreme_mix
 FNV_TARGS_E="--bs=64k --direct=1 --ioengine=libaio --ramp_time=2 --rw=read --numjobs=1 --iodepth=1"
 TENANTS="A B C D E"
 
