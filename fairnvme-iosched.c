@@ -38,6 +38,7 @@
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/backing-dev.h>
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
@@ -234,6 +235,7 @@ struct fnv_tenant {
 	u32 eff_weight;			/* cfg_weight as the controller moved it */
 	u64 eq5_x;			/* W_i * D_i of Eq. 5 */
 	u64 eq5_budget;			/* Budget_i of Eq. 5, 0 if not compensating */
+	struct rcu_head rcu;		/* fnv_pd_free() to fnv_tenant_free() */
 };
 
 /* Per device data. */
@@ -2445,6 +2447,19 @@ static void fnv_pd_offline(struct blkg_policy_data *pd)
 	d2fq_gvt_release(&fd->gvt, tn->d2.id);
 }
 
+/*
+ * The module reference a tenant holds is dropped from an RCU callback, not
+ * from pd_free_fn: a work item of the block layer runs that, and after a
+ * module_put() there it would still have our code to return through while
+ * the module went away. fnv_exit()'s rcu_barrier() waits for this callback
+ * to have returned.
+ */
+static void fnv_tenant_free(struct rcu_head *head)
+{
+	kfree(container_of(head, struct fnv_tenant, rcu));
+	module_put(THIS_MODULE);
+}
+
 static void fnv_pd_free(struct blkg_policy_data *pd)
 {
 	struct fnv_tenant *tn = pd_to_tenant(pd);
@@ -2456,8 +2471,7 @@ static void fnv_pd_free(struct blkg_policy_data *pd)
 		     atomic_read(&tn->inflight));
 	if (tn->d2.id != D2FQ_ID_NONE)
 		ida_free(&fnv_ida, tn->d2.id);
-	kfree(tn);
-	module_put(THIS_MODULE);
+	call_rcu(&tn->rcu, fnv_tenant_free);
 }
 
 /*
@@ -2682,6 +2696,8 @@ static void __exit fnv_exit(void)
 {
 	elv_unregister(&fnv_elevator);
 	blkcg_policy_unregister(&fnv_policy);
+	/* the last tenant's fnv_tenant_free() has returned */
+	rcu_barrier();
 }
 
 module_init(fnv_init);

@@ -13,7 +13,7 @@
 # shellcheck source=selftests/guest/lib.sh disable=SC1091
 . /tests/lib.sh
 
-tap_plan 13
+tap_plan 15
 
 # keep writeback running and the dirty set small, so that the buffered
 # writer's pages are being written back (attributed to its cgroup) when it dies
@@ -185,5 +185,23 @@ run_in_cg t06x fio --eta=never --output-format=terse --terse-version=3 --output=
 	--name=t06z --filename="/dev/$ndev" --rw=randrw --bs=4k --direct=1 --ioengine=libaio \
 	--iodepth=16 --size=64M --io_size=8M 2>"$FNV_WORK/t06z.terse.err" || rc=$?
 fio_check "new cgroup does I/O through $FNV_SCHED afterwards" "$FNV_WORK/t06z.terse" $rc
+# 14: the module goes once nothing uses it, though tenants of the removed
+# cgroups outlived their scheduler instances: each holds a module reference
+# until it is freed (an RCU callback after the block layer's free work), so
+# rmmod may need a moment, never longer than a few grace periods.
+cg_destroy t06x
+set_sched "$ndev" none
+if [ -z "$FNV_MOD" ]; then
+	skip "rmmod after the removals" "scheduler built in"
+elif wait_until 10 rmmod "$FNV_MOD" 2>/dev/null; then
+	ok "rmmod $FNV_MOD after the removals"
+else
+	not_ok "rmmod $FNV_MOD after the removals" "refcount $(cat "/sys/module/$(echo "$FNV_MOD" | tr - _)/refcnt" 2>/dev/null)"
+fi
+# 15: and comes back
+rc=0
+{ fnv_load && set_sched "$ndev" "$FNV_SCHED" &&
+	dd if="/dev/$ndev" of=/dev/null bs=4k count=256 iflag=direct 2>/dev/null; } || rc=$?
+check "reload, select $FNV_SCHED and read again" test "$rc" = 0
 set_sched "$ndev" none
 tap_done
