@@ -264,6 +264,20 @@ struct d2fq_flow *d2fq_arb_pick(struct d2fq_arb *a)
 	return f;
 }
 
+void d2fq_arb_unpick(struct d2fq_arb *a, struct d2fq_flow *f)
+{
+	if (f->cls < 0 || f->cls == D2FQ_URGENT)
+		return;
+	/*
+	 * The class keeps the credit spent (a turn a held flow lost), and
+	 * the next pick moves on to the next class that is ready: were the
+	 * credit given back, a class whose flows are all held would stay
+	 * ready and the round, and the others' credit, never come.
+	 */
+	a->run = a->burst;
+	list_move_tail(&f->node, &a->cls[f->cls]);
+}
+
 void d2fq_period_begin(struct d2fq_period *p, u64 gvt)
 {
 	p->gvt = gvt;

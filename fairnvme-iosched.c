@@ -206,6 +206,7 @@ struct fnv_tenant {
 	u32 sync_run;			/* sync dispatches while async waited */
 	struct rb_root sort[2];		/* queued requests by sector */
 	atomic_t inflight;		/* dispatched, not yet completed */
+	atomic_t nr_rqs;		/* scheduler tags held, from insertion */
 	u64 idle_at;			/* ns: inflight last dropped to 0 */
 	u64 disp_at;			/* ns: last dispatch, under fnv_data.lock */
 	u32 nr_disp;			/* dispatches, under fnv_data.lock */
@@ -299,8 +300,10 @@ struct fnv_data {
 	bool ctl_armed;			/* ctl_work queued or running */
 	/* mean configured weight of the busy tenants */
 	u32 w_mean;
+	u32 w_sum;			/* ... and their sum */
 	u32 comp_left;			/* periods of compensation left */
 	u32 async_depth;		/* scheduler tags async I/O may take, per word */
+	u32 over_depth;			/* ... a tenant over its share, per word */
 
 	/*
 	 * Lockless, written on completion: on their own cache line, away
@@ -312,6 +315,8 @@ struct fnv_data {
 	int limited;			/* ... at least once this period */
 	atomic64_t acc_dev1;		/* lone requests: count << 44 | ns */
 	u64 last_done;			/* ns: the last completion */
+	u64 sync_done;			/* ns: a sync request's completion */
+	u64 sync_vt;			/* ... its tenant's virtual time */
 };
 
 /* Control periods a tenant stays on the active list once it is idle. */
@@ -710,6 +715,7 @@ static void fnv_insert_request(struct fnv_data *fd, struct request *rq,
 			/* Dropped in fnv_finish_request(). */
 			blkg_get(tn->pd.blkg);
 			rq->elv.priv[0] = tn;
+			atomic_inc(&tn->nr_rqs);
 		}
 	}
 	if (tn)
@@ -880,6 +886,44 @@ static struct request *fnv_urgent_next(struct fnv_data *fd)
 }
 
 /*
+ * A slot kept for a synchronous tenant that is behind. A tenant with one
+ * request at a time (a QD1 reader, a database's log) has nothing queued
+ * between its requests; a busier tenant fills the depth then, and on a
+ * device that serves in order each of the lone tenant's requests waits
+ * behind all of those: a QD1 reader of equal weight got 0.28 of the
+ * device's requests beside a page-cache writer (none 0.40; BFQ, which
+ * idles for it, 0.73). So for grace_us after such a tenant's last request
+ * completed (it is about to send the next, and its completions come that
+ * close while it keeps going), a tenant ahead of it in virtual time may
+ * have requests at the device only while fewer than a quarter of the depth
+ * (one at least) are there. Once it has caught up, or gone quiet, the
+ * others have the whole depth again: the shares follow the weights. The
+ * depth follows the device, and a completion runs the queue again: the
+ * device is never left idle. fairnvme turns wbt off (as BFQ does); this,
+ * with the tag limits, does wbt's job for readers. The clock is read only
+ * when the last completion of all was that recent.
+ */
+#define FNV_HOLD_DEPTH_SHIFT	2
+
+static bool fnv_held(struct fnv_data *fd, struct fnv_tenant *tn)
+{
+	u64 grace = (u64)fd->grace_us * NSEC_PER_USEC;
+	u64 sync_done = READ_ONCE(fd->sync_done);
+	int cap = max(READ_ONCE(fd->depth) >> FNV_HOLD_DEPTH_SHIFT, 1U);
+
+	if (atomic_read(&fd->inflight) < cap ||
+	    READ_ONCE(fd->last_done) - sync_done >= grace ||
+	    d2fq_vt_diff(atomic64_read(&tn->d2.vt),
+			 READ_ONCE(fd->sync_vt)) <= 0 ||
+	    ktime_get_ns() - sync_done >= grace)
+		return false;
+	if (!READ_ONCE(fd->kick))
+		WRITE_ONCE(fd->kick, 1);
+	smp_mb(); /* kick before re-reading, as in fnv_may_dispatch() */
+	return atomic_read(&fd->inflight) >= cap;
+}
+
+/*
  * wrr_mode=soft: the next request by the software arbiter; @cls is set to
  * the class it was served through. The tenant then goes to the tail of the
  * class of its next request, if it has one.
@@ -912,11 +956,21 @@ static struct request *fnv_d2fq_take(struct fnv_data *fd,
 
 static struct request *fnv_d2fq_next(struct fnv_data *fd, int *cls)
 {
-	struct d2fq_flow *f = d2fq_arb_pick(&fd->arb);
+	struct d2fq_flow *f;
+	struct fnv_tenant *tn;
+	int tries;
 
-	if (!f)
-		return NULL;
-	return fnv_d2fq_take(fd, container_of(f, struct fnv_tenant, d2), cls);
+	/* past a held tenant: one try per class at most */
+	for (tries = 0; tries < 3; tries++) {
+		f = d2fq_arb_pick(&fd->arb);
+		if (!f)
+			return NULL;
+		tn = container_of(f, struct fnv_tenant, d2);
+		if (!fnv_held(fd, tn))
+			return fnv_d2fq_take(fd, tn, cls);
+		d2fq_arb_unpick(&fd->arb, f);
+	}
+	return NULL;
 }
 
 /* The lone tenant's request, past the depth (see fnv_lone_ready()). */
@@ -1089,6 +1143,41 @@ unlock:
  * each cgroup").
  */
 #define FNV_ASYNC_PERCENT	75U
+#define FNV_TAGS_MIN		8U
+
+/*
+ * And each tenant may hold its weight's share of them, as BFQ limits each
+ * cgroup ("bfq: Limit number of requests consumed by each cgroup"): a
+ * tenant whose writes are synchronous (a page-cache writer throttled into
+ * writing its own dirty pages issues them with REQ_SYNC) otherwise took
+ * every tag, and a QD1 reader of equal weight waited up to 480 ms in
+ * submission for one. Over its share, a tenant may only take a tag among
+ * the first eighth of each bitmap word (BFQ: the first one). The tenant is the allocating task's
+ * cgroup's (the bio is not known yet); the root cgroup's, which also
+ * writes back for everyone, is not limited.
+ */
+static bool fnv_tags_over(struct fnv_data *fd, struct request_queue *q)
+{
+	u32 w_sum = READ_ONCE(fd->w_sum);
+	struct blkcg_gq *blkg;
+	struct fnv_tenant *tn;
+	bool over = false;
+
+	if (!w_sum)
+		return false;
+	rcu_read_lock();
+	blkg = blkg_lookup(css_to_blkcg(task_css(current, io_cgrp_id)), q);
+	if (blkg && blkg != q->root_blkg) {
+		tn = pd_to_tenant(blkg_to_pd(blkg, &fnv_policy));
+		if (tn && READ_ONCE(tn->cfg_weight) < w_sum)
+			over = atomic_read(&tn->nr_rqs) >=
+			       max_t(u64, div_u64((u64)q->nr_requests *
+						  READ_ONCE(tn->cfg_weight),
+						  w_sum), FNV_TAGS_MIN);
+	}
+	rcu_read_unlock();
+	return over;
+}
 
 static void fnv_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 {
@@ -1096,6 +1185,8 @@ static void fnv_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 
 	if (!op_is_sync(opf))
 		data->shallow_depth = READ_ONCE(fd->async_depth);
+	if (fnv_tags_over(fd, data->q))
+		data->shallow_depth = READ_ONCE(fd->over_depth);
 }
 
 /* Called by blk_mq_update_nr_requests(), and for each new hctx. */
@@ -1107,7 +1198,9 @@ static void fnv_depth_updated(struct blk_mq_hw_ctx *hctx)
 
 	WRITE_ONCE(fd->async_depth,
 		   max((1U << shift) * FNV_ASYNC_PERCENT / 100U, 1U));
-	sbitmap_queue_min_shallow_depth(&tags->bitmap_tags, fd->async_depth);
+	WRITE_ONCE(fd->over_depth, max((1U << shift) >> 3, 1U));
+	/* the wake batch must suit the smallest depth ever asked */
+	sbitmap_queue_min_shallow_depth(&tags->bitmap_tags, fd->over_depth);
 }
 
 static int fnv_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
@@ -1174,6 +1267,17 @@ static void fnv_completed_request(struct request *rq, u64 now)
 	if (!(rq->rq_flags & RQF_ELVPRIV))
 		return;		/* rq->elv is not ours */
 	tn = fnv_rq_tenant(rq);
+	/*
+	 * For fnv_held(): a tenant's last synchronous request, nothing else
+	 * queued or in flight. Written once per 1/16 of grace_us at most.
+	 */
+	if (tn && op_is_sync(rq->cmd_flags) &&
+	    atomic_read(&tn->inflight) == 1 && !READ_ONCE(tn->nr_queued) &&
+	    now - READ_ONCE(fd->sync_done) >
+	    (u64)READ_ONCE(fd->grace_us) * (NSEC_PER_USEC / 16)) {
+		WRITE_ONCE(fd->sync_vt, atomic64_read(&tn->d2.vt));
+		WRITE_ONCE(fd->sync_done, now);
+	}
 	if (!tn || (fnv_rq_flags(rq) & (FNV_RQ_INFLIGHT | FNV_RQ_SAMPLE)) !=
 		   (FNV_RQ_INFLIGHT | FNV_RQ_SAMPLE))
 		return;
@@ -1259,6 +1363,7 @@ static void fnv_finish_request(struct request *rq)
 	fnv_requeue_request(rq);
 	if (tn) {
 		rq->elv.priv[0] = NULL;
+		atomic_dec(&tn->nr_rqs);
 		blkg_put(tn->pd.blkg);
 	}
 }
@@ -1702,6 +1807,7 @@ static void fnv_ctl_workfn(struct work_struct *work)
 	}
 
 	fd->w_mean = wn ? div_u64(wsum, wn) : 0;
+	WRITE_ONCE(fd->w_sum, wsum);
 	fnv_cm_update(&fd->cm);
 	limited = xchg(&fd->limited, 0);
 	fnv_adapt_depth(fd, nr ? div64_u64(dev_sum, nr) : 0, limited);

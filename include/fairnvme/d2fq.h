@@ -191,5 +191,13 @@ bool d2fq_arb_unpark(struct d2fq_arb *a, struct d2fq_flow *f,
  * dropped. NULL when no flow has requests. O(1) amortized.
  */
 struct d2fq_flow *d2fq_arb_pick(struct d2fq_arb *a);
+/*
+ * The flow d2fq_arb_pick() returned was not served after all (its owner
+ * holds it back): the flow goes to the tail of its class list, its class
+ * keeps the credit spent and the next pick starts at the next class that
+ * is ready, so that a held flow cannot keep the others of any class
+ * waiting.
+ */
+void d2fq_arb_unpick(struct d2fq_arb *a, struct d2fq_flow *f);
 
 #endif /* _FAIRNVME_D2FQ_H */

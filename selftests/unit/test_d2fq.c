@@ -648,6 +648,76 @@ static void test_sim(void)
 	}
 }
 
+/*
+ * A held flow: the owner gives its pick back (fairnvme holds a tenant
+ * ahead of a lone synchronous one). The other classes must still be
+ * served: were the held class's credit given back, it would stay ready
+ * and the round (the others' credit) never come.
+ */
+static void test_unpick(void)
+{
+	struct d2fq_flow f[3];
+	struct d2fq_arb a;
+	int got_low = 0, got_other = 0, i;
+
+	d2fq_arb_init(&a, 16, 4);
+	d2fq_flow_init(&f[0], 1, 100);
+	d2fq_flow_init(&f[1], 2, 100);
+	d2fq_flow_init(&f[2], 3, 100);
+	d2fq_arb_add(&a, &f[0], D2FQ_HIGH);
+	d2fq_arb_add(&a, &f[1], D2FQ_HIGH);
+	d2fq_arb_add(&a, &f[2], D2FQ_LOW);
+	/* f[0] is always held: f[1] and f[2] share what is left */
+	for (i = 0; i < 300; i++) {
+		struct d2fq_flow *p = d2fq_arb_pick(&a);
+
+		if (p == &f[0]) {
+			d2fq_arb_unpick(&a, p);
+			continue;
+		}
+		if (p == &f[2])
+			got_low++;
+		else
+			got_other++;
+		/* served: to the tail of its class, as fairnvme moves it */
+		d2fq_arb_del(&a, p);
+		d2fq_arb_add(&a, p, p == &f[2] ? D2FQ_LOW : D2FQ_HIGH);
+	}
+	tap_ok(got_low > 0, "a held high flow does not keep the low class waiting (%d picks)",
+	       got_low);
+	tap_ok(got_other > 2 * got_low,
+	       "the high flow not held is still served first (%d vs %d)",
+	       got_other, got_low);
+	tap_ok(f[0].cls == D2FQ_HIGH && !list_empty(&f[0].node),
+	       "the held flow stays on its class list");
+	/* every flow of the high class held: the low class's rounds go on */
+	d2fq_arb_del(&a, &f[1]);
+	got_low = 0;
+	for (i = 0; i < 340; i++) {
+		struct d2fq_flow *p = d2fq_arb_pick(&a);
+
+		if (p == &f[0]) {
+			d2fq_arb_unpick(&a, p);
+			continue;
+		}
+		got_low++;
+		d2fq_arb_del(&a, p);
+		d2fq_arb_add(&a, p, D2FQ_LOW);
+	}
+	/* a round is 16 high turns (lost) and 1 low: 340 / 17 = 20 */
+	tap_ok(got_low >= 18 && got_low <= 22,
+	       "a class of held flows spends its turns: low served %d times of 340 (20)",
+	       got_low);
+	d2fq_arb_add(&a, &f[1], D2FQ_HIGH);
+	/* a flow held goes to the tail of its class */
+	tap_ok(d2fq_arb_pick(&a) != NULL, "the arbiter still picks");
+	list_del_init(&f[0].node);
+	list_add(&f[0].node, &a.cls[D2FQ_HIGH]);
+	d2fq_arb_unpick(&a, &f[0]);
+	tap_ok(list_last_entry(&a.cls[D2FQ_HIGH], struct d2fq_flow, node) == &f[0],
+	       "an unpicked flow goes to the tail of its class");
+}
+
 int main(void)
 {
 	test_vt();
@@ -660,6 +730,7 @@ int main(void)
 	test_park();
 	test_hold();
 	test_park_qd1();
+	test_unpick();
 	test_sim();
 	return tap_done();
 }
