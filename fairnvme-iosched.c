@@ -1151,10 +1151,13 @@ unlock:
  * tenant whose writes are synchronous (a page-cache writer throttled into
  * writing its own dirty pages issues them with REQ_SYNC) otherwise took
  * every tag, and a QD1 reader of equal weight waited up to 480 ms in
- * submission for one. Over its share, a tenant may only take a tag among
- * the first eighth of each bitmap word (BFQ: the first one). The tenant is the allocating task's
- * cgroup's (the bio is not known yet); the root cgroup's, which also
- * writes back for everyone, is not limited.
+ * submission for one. The limit applies once three quarters of a hardware
+ * queue's worth of tags are taken (requests queued and in flight): short
+ * of that there are tags for everyone, and a limit would only make a deep
+ * tenant wait in submission. Over its share, a tenant may only take a tag
+ * among the first eighth of each bitmap word (BFQ: the first one). The
+ * tenant is the allocating task's cgroup's (the bio is not known yet); the
+ * root cgroup's, which also writes back for everyone, is not limited.
  */
 static bool fnv_tags_over(struct fnv_data *fd, struct request_queue *q)
 {
@@ -1163,7 +1166,9 @@ static bool fnv_tags_over(struct fnv_data *fd, struct request_queue *q)
 	struct fnv_tenant *tn;
 	bool over = false;
 
-	if (!w_sum)
+	/* tags to spare: the cheap test first */
+	if (!w_sum || READ_ONCE(fd->nr_queued) + atomic_read(&fd->inflight) <
+		      q->nr_requests * 3 / 4)
 		return false;
 	rcu_read_lock();
 	blkg = blkg_lookup(css_to_blkcg(task_css(current, io_cgrp_id)), q);
