@@ -211,6 +211,7 @@ struct fnv_tenant {
 	u64 disp_at;			/* ns: last dispatch, under fnv_data.lock */
 	u32 nr_disp;			/* dispatches, under fnv_data.lock */
 	bool offline;			/* cgroup removed, under fnv_data.lock */
+	bool root;			/* the root cgroup's: never holds gvt */
 	u32 nr_queued;
 	u32 dev_weight;			/* io.fairnvme.weight MAJ:MIN, 0: unset */
 	u32 cfg_weight;			/* dev_weight, else the cgroup's */
@@ -595,6 +596,18 @@ static enum d2fq_class fnv_d2fq_class(struct fnv_data *fd,
 		atomic64_set(&f->vt, vt);
 		f->vt_prev = vt;
 		f->active = true;
+	}
+	/*
+	 * The root cgroup's tenant never holds gvt (fnv_pd_init()), so
+	 * nothing pulls gvt up to it: alone for a while, it would get far
+	 * ahead and then wait in the low class behind any tenant that
+	 * comes. Its lead stays under tau_l / 2: the medium class at most.
+	 */
+	if (unlikely(container_of(f, struct fnv_tenant, d2)->root)) {
+		s64 lead = d2fq_vt_diff(atomic64_read(&f->vt), gvt);
+
+		if (lead >= (s64)(tau_l / 2))
+			atomic64_set(&f->vt, gvt + tau_l / 2 - 1);
 	}
 	return d2fq_class_of(d2fq_vt_diff(atomic64_read(&f->vt), gvt), tau_l);
 }
@@ -1274,13 +1287,24 @@ static void fnv_completed_request(struct request *rq, u64 now)
 	tn = fnv_rq_tenant(rq);
 	/*
 	 * For fnv_held(): a tenant's last synchronous request, nothing else
-	 * queued or in flight. Written once per 1/16 of grace_us at most.
+	 * queued or in flight. Not the root cgroup's (the journal, writeback
+	 * for everyone: not a tenant that is owed the device) nor an urgent
+	 * request (served first anyway). Written once per 1/16 of grace_us
+	 * at most.
 	 */
 	if (tn && op_is_sync(rq->cmd_flags) &&
+	    !(rq->cmd_flags & FNV_URGENT_FLAGS) &&
+	    tn->pd.blkg != rq->q->root_blkg &&
 	    atomic_read(&tn->inflight) == 1 && !READ_ONCE(tn->nr_queued) &&
 	    now - READ_ONCE(fd->sync_done) >
 	    (u64)READ_ONCE(fd->grace_us) * (NSEC_PER_USEC / 16)) {
-		WRITE_ONCE(fd->sync_vt, atomic64_read(&tn->d2.vt));
+		/* its virtual time once this request is charged, at finish */
+		u64 vt = atomic64_read(&tn->d2.vt);
+
+		if (fnv_rq_flags(rq) & FNV_RQ_D2FQ)
+			vt += d2fq_vt_delta(fnv_rq_charged(rq),
+					    READ_ONCE(tn->d2.weight));
+		WRITE_ONCE(fd->sync_vt, vt);
 		WRITE_ONCE(fd->sync_done, now);
 	}
 	if (!tn || (fnv_rq_flags(rq) & (FNV_RQ_INFLIGHT | FNV_RQ_SAMPLE)) !=
@@ -1754,7 +1778,7 @@ static void fnv_ctl_workfn(struct work_struct *work)
 		 * pd_alloc runs atomic: an id it could not get is retried
 		 * here (a tenant without one never holds gvt).
 		 */
-		if (unlikely(tn->d2.id == D2FQ_ID_NONE)) {
+		if (unlikely(tn->d2.id == D2FQ_ID_NONE) && !tn->root) {
 			int id = ida_alloc_range(&fnv_ida, 1, D2FQ_ID_MAX,
 						 GFP_NOWAIT);
 
@@ -2524,6 +2548,22 @@ static void fnv_pd_init(struct blkg_policy_data *pd)
 	tn->eff_weight = tn->cfg_weight;
 	fnv_flow_init(&tn->flow, tn->cfg_weight);
 	tn->d2.weight = tn->cfg_weight;
+	/*
+	 * The root cgroup's tenant sends the journal, the flusher's
+	 * writeback and I/O issued on behalf of root: a few requests at a
+	 * time, all the time. Holding gvt, it kept gvt behind every real
+	 * tenant, they all sat in the low class and the arbiter took turns
+	 * among them whatever their weights (a weight-100 O_SYNC writer
+	 * beside a weight-800 reader on ext4: .19 to .24 of the device, .111
+	 * due). It is still scheduled by its virtual time (its lead
+	 * bounded, see fnv_d2fq_class()); it only never holds gvt.
+	 */
+	if (!pd->blkg->parent) {
+		tn->root = true;
+		if (tn->d2.id != D2FQ_ID_NONE)
+			ida_free(&fnv_ida, tn->d2.id);
+		tn->d2.id = D2FQ_ID_NONE;
+	}
 }
 
 /*
