@@ -1978,6 +1978,13 @@ static void fnv_exit_sched(struct elevator_queue *e)
 		fnv_tenant_leave(tn);
 	spin_unlock_irq(&fd->lock);
 	fnv_deactivate_policy(fd->q, &fnv_policy);
+	/*
+	 * The tenants it freed drop their module references from RCU
+	 * callbacks (fnv_tenant_free()): wait for them, or an rmmod right
+	 * after the switch would find the module still in use. The
+	 * elevator's own reference keeps the module here meanwhile.
+	 */
+	rcu_barrier();
 	fnv_wbt_enable(fd->q);
 	kfree(fd);
 }
