@@ -461,20 +461,24 @@ static u64 fnv_cycle_budget(struct fnv_data *fd)
 }
 
 /*
- * May another request go to the device? When not, ask the completion path to
- * run the queue once the in-flight count drops; the barrier orders the flag
- * store before the re-read and pairs with atomic_dec_return() there.
+ * Fewer than @max requests at the device? When not, ask the completion path
+ * to run the queue once the in-flight count drops; the barrier orders the
+ * flag store before the re-read and pairs with atomic_dec_return() there.
  */
-static bool fnv_may_dispatch(struct fnv_data *fd)
+static bool fnv_inflight_below(struct fnv_data *fd, int max)
 {
-	int max = READ_ONCE(fd->depth);
-
 	if (atomic_read(&fd->inflight) < max)
 		return true;
 	if (!READ_ONCE(fd->kick))
 		WRITE_ONCE(fd->kick, 1);
 	smp_mb(); /* kick before re-reading inflight; see fnv_inflight_dec() */
-	if (atomic_read(&fd->inflight) < max)
+	return atomic_read(&fd->inflight) < max;
+}
+
+/* May another request go to the device? */
+static bool fnv_may_dispatch(struct fnv_data *fd)
+{
+	if (fnv_inflight_below(fd, READ_ONCE(fd->depth)))
 		return true;
 	/* the depth held a request back in this control period */
 	if (!READ_ONCE(fd->limited))
@@ -930,10 +934,7 @@ static bool fnv_held(struct fnv_data *fd, struct fnv_tenant *tn)
 			 READ_ONCE(fd->sync_vt)) <= 0 ||
 	    ktime_get_ns() - sync_done >= grace)
 		return false;
-	if (!READ_ONCE(fd->kick))
-		WRITE_ONCE(fd->kick, 1);
-	smp_mb(); /* kick before re-reading, as in fnv_may_dispatch() */
-	return atomic_read(&fd->inflight) >= cap;
+	return !fnv_inflight_below(fd, cap);
 }
 
 /*
