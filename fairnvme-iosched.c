@@ -1787,6 +1787,7 @@ static void fnv_ctl_workfn(struct work_struct *work)
 				WRITE_ONCE(tn->d2.id, id);
 		}
 		fnv_take_sample(tn, &smp);
+		smp.queued = READ_ONCE(tn->nr_queued) > 1;
 		smp.busy = READ_ONCE(tn->nr_queued) ||
 			   atomic_read(&tn->inflight);
 		dev_sum += smp.dev_sum;

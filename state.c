@@ -38,6 +38,21 @@
  * mult stays within [FNV_MULT_MIN, FNV_MULT_MAX]: no tenant is driven to
  * zero, none can take more than four times its configured weight.
  *
+ * Except for a backlogged tenant: one that had requests waiting in the
+ * scheduler behind its own queued one at the end of the period (at least
+ * two queued; a reader at queue depth 1 never is). Such a tenant
+ * takes all the policy gives it, which is its weight's share of what the
+ * others leave; its latency is its own queue's, and a multiplier would
+ * only move share between tenants that all want more: with every tenant
+ * of a host backlogged, a new one (mult 1) got a quarter of its weight
+ * against the saturated ones (mult 4), and one whose latency dipped into
+ * balanced for a few periods lost a third of its share (8 weighted
+ * tenants, 5 s windows, shares 10 % to 49 % off their weights). Its
+ * multiplier is one; it is still classified, and still asks for budget
+ * compensation. The multiplier is for the tenants that are not: a reader
+ * at queue depth 1 that waits too long is raised, one that sits idle
+ * gives way.
+ *
  * A tenant is judged on enough samples. One in FNV_SAMPLE_EVERY requests is
  * measured, so a tenant served 170 times a second has about 4 samples per
  * 100 ms period; the mean of 4 is noise, and a period with none is not
@@ -102,6 +117,7 @@ static void fnv_sample_add(struct fnv_sample *a, const struct fnv_sample *s)
 	}
 	a->head_scale = s->head_scale;
 	a->busy = s->busy;
+	a->queued = s->queued;
 }
 
 enum fnv_state fnv_classify(u64 lat, u64 thresh_min, u64 thresh_cur,
@@ -166,6 +182,8 @@ bool fnv_ctl_period(struct fnv_ctl *c, const struct fnv_sample *period,
 	int t;
 
 	fnv_sample_add(&c->pend, period);
+	if (period->queued)
+		c->mult = FNV_MULT_ONE;
 	if (smp->busy && smp->nr < FNV_CTL_MIN_NR &&
 	    (!smp->nr || ++c->deferred < FNV_CTL_MAX_DEFER))
 		return false;
@@ -251,6 +269,8 @@ bool fnv_ctl_period(struct fnv_ctl *c, const struct fnv_sample *period,
 		compensate = true;
 		break;
 	}
+	if (period->queued)
+		c->mult = FNV_MULT_ONE;
 	if (c->mult > FNV_MULT_MAX)
 		c->mult = FNV_MULT_MAX;
 	if (c->mult < FNV_MULT_MIN)

@@ -324,6 +324,59 @@ static void test_pooling(void)
 	tap_ok(c.state == FNV_IDLE, "not busy, no completion: idle");
 }
 
+/*
+ * A backlogged tenant (a request queued behind another) keeps the
+ * configured weight whatever its latency: the policy already gives it its
+ * share. Without the rule, saturated tenants climb to 4x and a new one
+ * starts at 1x: a quarter of its due.
+ */
+static void test_backlog(void)
+{
+	struct fnv_ctl c;
+	struct fnv_sample s;
+	int i;
+
+	fnv_ctl_init(&c, &P, 100 * US);
+	s = period(100, 5000 * US, 50 * US);
+	s.busy = true;
+	fnv_ctl_period(&c, &s, &P);
+	tap_ok(c.state == FNV_SATURATED && c.mult == 2000,
+	       "saturated, not backlogged: weight + 2 beta (mult %u)", c.mult);
+	s.queued = true;
+	for (i = 0; i < 10; i++)
+		fnv_ctl_period(&c, &s, &P);
+	tap_ok(c.state == FNV_SATURATED && c.mult == FNV_MULT_ONE,
+	       "backlogged and saturated: mult 1 (%u)", c.mult);
+
+	s.queued = false;
+	fnv_ctl_period(&c, &s, &P);
+	tap_ok(c.mult == 2000,
+	       "nothing queued behind at the period's end: raised again (%u)",
+	       c.mult);
+	s.queued = true;
+	fnv_ctl_period(&c, &s, &P);
+	tap_ok(c.mult == FNV_MULT_ONE,
+	       "backlogged again: back to 1 at once (%u)", c.mult);
+
+	/* a backlogged tenant whose samples are pooled: reset at once */
+	fnv_ctl_init(&c, &P, 100 * US);
+	c.mult = FNV_MULT_MIN;
+	s = period(1, 5000 * US, 50 * US);
+	s.busy = true;
+	s.queued = true;
+	fnv_ctl_period(&c, &s, &P);
+	tap_ok(c.mult == FNV_MULT_ONE && c.deferred == 1,
+	       "backlogged while its samples are pooled: mult 1 (%u), deferred",
+	       c.mult);
+
+	/* an idle tenant (nothing queued) is still cut */
+	fnv_ctl_init(&c, &P, 100 * US);
+	s = period(100, 300 * US, 50 * US);
+	fnv_ctl_period(&c, &s, &P);
+	tap_ok(c.state == FNV_IDLE && c.mult == 500,
+	       "not backlogged, idle: weight - beta (%u)", c.mult);
+}
+
 static void test_costs(void)
 {
 	struct fnv_ctl c;
@@ -417,6 +470,7 @@ int main(void)
 	test_signal();
 	test_head_scale();
 	test_pooling();
+	test_backlog();
 	test_costs();
 	test_eq567();
 	return tap_done();
