@@ -968,19 +968,44 @@ static struct request *fnv_d2fq_take(struct fnv_data *fd,
 	return rq;
 }
 
+/*
+ * Is @tn more than 2 tau_l ahead of gvt while other tenants have requests
+ * queued? Then its turn passes to them. The classes alone let a tenant's
+ * lead grow for as long as the low class is served faster than its fair
+ * rate: D2FQ raises the H/L ratio at the next hl_period_ms, when the lead
+ * is already there (2 tau_l is Eq. 2's trigger). A weight-100 tenant among
+ * eight of weights 100 to 800, alone in the low class, got 6 tau_l ahead
+ * and then lost a fifth of its share in the next 5 s while it was paid
+ * back. This bounds the lead, as the eligibility test of WF2Q does, and is
+ * work conserving: a tenant alone with requests is served however far
+ * ahead it is.
+ */
+static bool fnv_far_ahead(struct fnv_data *fd, struct fnv_tenant *tn)
+{
+	u64 gvt = d2fq_gvt_vt(atomic64_read(&fd->gvt));
+	u64 tau_w = (u64)fd->tau_l_bytes << (D2FQ_VT_SHIFT + 1);
+
+	return fd->nr_queued > tn->nr_queued &&
+	       d2fq_vt_diff(atomic64_read(&tn->d2.vt), gvt) > (s64)tau_w;
+}
+
 static struct request *fnv_d2fq_next(struct fnv_data *fd, int *cls)
 {
 	struct d2fq_flow *f;
 	struct fnv_tenant *tn;
 	int tries;
 
-	/* past a held tenant: one try per class at most */
+	/*
+	 * Past a held or far-ahead tenant: one try per class at most, and
+	 * the last try serves a tenant that is only ahead (work conserving).
+	 */
 	for (tries = 0; tries < 3; tries++) {
 		f = d2fq_arb_pick(&fd->arb);
 		if (!f)
 			return NULL;
 		tn = container_of(f, struct fnv_tenant, d2);
-		if (!fnv_held(fd, tn))
+		if (!fnv_held(fd, tn) &&
+		    (tries == 2 || !fnv_far_ahead(fd, tn)))
 			return fnv_d2fq_take(fd, tn, cls);
 		d2fq_arb_unpick(&fd->arb, f);
 	}
