@@ -212,6 +212,8 @@ struct fnv_tenant {
 	u32 nr_disp;			/* dispatches, under fnv_data.lock */
 	bool offline;			/* cgroup removed, under fnv_data.lock */
 	bool root;			/* the root cgroup's: never holds gvt */
+	/* a request was queued behind another in this control period */
+	bool queued_behind;
 	u32 nr_queued;
 	u32 dev_weight;			/* io.fairnvme.weight MAJ:MIN, 0: unset */
 	u32 cfg_weight;			/* dev_weight, else the cgroup's */
@@ -783,6 +785,8 @@ static void fnv_insert_request(struct fnv_data *fd, struct request *rq,
 		    tn->d2.cls >= 0 && tn->d2.cls <= D2FQ_HIGH &&
 		    !atomic_read(&tn->inflight))
 			WRITE_ONCE(fd->lone, tn);
+	} else {
+		tn->queued_behind = true;
 	}
 }
 
@@ -1812,7 +1816,9 @@ static void fnv_ctl_workfn(struct work_struct *work)
 				WRITE_ONCE(tn->d2.id, id);
 		}
 		fnv_take_sample(tn, &smp);
-		smp.queued = READ_ONCE(tn->nr_queued) > 1;
+		/* backlogged: see fnv_ctl_period() */
+		smp.queued = tn->queued_behind || tn->nr_queued > 1;
+		tn->queued_behind = false;
 		smp.busy = READ_ONCE(tn->nr_queued) ||
 			   atomic_read(&tn->inflight);
 		dev_sum += smp.dev_sum;

@@ -38,9 +38,9 @@
  * mult stays within [FNV_MULT_MIN, FNV_MULT_MAX]: no tenant is driven to
  * zero, none can take more than four times its configured weight.
  *
- * Except for a backlogged tenant: one that had requests waiting in the
- * scheduler behind its own queued one at the end of the period (at least
- * two queued; a reader at queue depth 1 never is). Such a tenant
+ * Except for a backlogged tenant: one that had a request waiting in the
+ * scheduler behind another of its own in the period (a reader at queue
+ * depth 1 never has). Such a tenant
  * takes all the policy gives it, which is its weight's share of what the
  * others leave; its latency is its own queue's, and a multiplier would
  * only move share between tenants that all want more: with every tenant

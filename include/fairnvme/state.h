@@ -68,7 +68,7 @@ struct fnv_sample {
 	u64 svc_sum[2];		/* sum of per-type service time, ns */
 	u64 sect_sum[2];	/* sum of their sizes, sectors (cost.c) */
 	bool busy;		/* requests queued or in flight at its end */
-	bool queued;		/* a request queued behind another at its end */
+	bool queued;		/* a request queued behind another in it */
 };
 
 /* Controller state of one tenant on one device. */
