@@ -717,7 +717,7 @@ static void fnv_insert_request(struct fnv_data *fd, struct request *rq,
 
 	lockdep_assert_held(&fd->lock);
 
-	if (!(rq->rq_flags & RQF_ELVPRIV)) {
+	if (!(rq->rq_flags & FNV_RQF_SCHED)) {
 		/* No elevator data (rq->elv is not ours): pass it through. */
 		if (at_head)
 			list_add(&rq->queuelist, &fd->bypass);
@@ -1312,7 +1312,7 @@ static void fnv_completed_request(struct request *rq, u64 now)
 	prev = READ_ONCE(fd->last_done);
 	if (now > prev)
 		WRITE_ONCE(fd->last_done, now);
-	if (!(rq->rq_flags & RQF_ELVPRIV))
+	if (!(rq->rq_flags & FNV_RQF_SCHED))
 		return;		/* rq->elv is not ours */
 	tn = fnv_rq_tenant(rq);
 	/*
@@ -2536,13 +2536,6 @@ static struct blkcg_policy_data *fnv_cpd_alloc(gfp_t gfp)
 	return &cg->cpd;
 }
 
-static void fnv_cpd_init(struct blkcg_policy_data *cpd)
-{
-	struct fnv_cgroup *cg = container_of(cpd, struct fnv_cgroup, cpd);
-
-	cg->weight = FNV_WEIGHT_DEFAULT;
-}
-
 static void fnv_cpd_free(struct blkcg_policy_data *cpd)
 {
 	kfree(container_of(cpd, struct fnv_cgroup, cpd));
@@ -2738,9 +2731,11 @@ static int fnv_set_dev_weight(struct blkcg *blkcg, char *body)
 	u32 weight = 0;
 	int ret;
 
-	ret = blkg_conf_prep(blkcg, &fnv_policy, body, &ctx);
-	if (ret)
+	ret = fnv_conf_prep(blkcg, &fnv_policy, body, &ctx);
+	if (ret) {
+		fnv_conf_failed(&ctx);
 		return ret;
+	}
 
 	body = strim(ctx.body);
 	if (strcmp(body, "default") && fnv_parse_weight(body, &weight)) {
@@ -2758,7 +2753,7 @@ static int fnv_set_dev_weight(struct blkcg *blkcg, char *body)
 	fnv_tenant_set_weight(tn, cg->weight);
 	spin_unlock(&blkcg->lock);
 out:
-	blkg_conf_finish(&ctx);
+	fnv_conf_done(&ctx);
 	return ret;
 }
 
@@ -2862,7 +2857,6 @@ static struct blkcg_policy fnv_policy = {
 	.dfl_cftypes	= fnv_dfl_files,
 	.legacy_cftypes	= fnv_legacy_files,
 	.cpd_alloc_fn	= fnv_cpd_alloc,
-	.cpd_init_fn	= fnv_cpd_init,
 	.cpd_free_fn	= fnv_cpd_free,
 	.pd_alloc_fn	= fnv_pd_alloc,
 	.pd_init_fn	= fnv_pd_init,

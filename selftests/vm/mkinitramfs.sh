@@ -94,7 +94,7 @@ MODS="nvme null_blk configfs bfq kyber-iosched crc64_rocksoft_generic crct10dif_
 KMODDST=$STAGE/lib/modules/$KVER
 mkdir -p "$KMODDST"
 add_module_deps() { # add module $1 (name or path) and its dependencies
-	local line path
+	local line path rel
 	modprobe ${MODROOT:+-d "$MODROOT"} -S "$KVER" --show-depends --ignore-install "$1" >"$STAGE/.deps" ||
 		die "modprobe --show-depends $1 failed for $KVER"
 	while read -r line; do
@@ -108,8 +108,15 @@ add_module_deps() { # add module $1 (name or path) and its dependencies
 		"$MODDIR"/*) ;;
 		*) die "unexpected module path $path" ;;
 		esac
-		mkdir -p "$KMODDST/$(dirname "${path#"$MODDIR"/}")"
-		cp "$path" "$KMODDST/${path#"$MODDIR"/}"
+		rel=${path#"$MODDIR"/}
+		mkdir -p "$KMODDST/$(dirname "$rel")"
+		case "$rel" in
+		# 6.12's modules are xz-compressed, and busybox's modprobe hands
+		# the file to init_module() as it is: ship them unpacked
+		*.ko.xz) xz -dc "$path" >"$KMODDST/${rel%.xz}" ||
+			die "xz -d $path failed" ;;
+		*) cp "$path" "$KMODDST/$rel" ;;
+		esac
 	done <"$STAGE/.deps"
 	rm -f "$STAGE/.deps"
 }
