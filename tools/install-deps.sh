@@ -90,6 +90,30 @@ fi
 [ -f "/usr/src/linux-source-$series.tar.xz" ] ||
 	want "linux-source-$series" "the kernel's private block/ headers"
 
+# The second LTS kernel the guest tests run on: 6.12 (Debian 13's), in
+# Debian 12's archive as linux-image-6.12.*+deb12-amd64. KVER2 picks it;
+# default: the newest installed 6.12 headers, else the newest the archive
+# has (known only after apt-get update, below).
+kver2=${KVER2:-}
+if [ -z "$kver2" ]; then
+	for d in /usr/src/linux-headers-6.12.*-amd64; do
+		[ -d "$d" ] || continue
+		kver2=$(printf '%s\n%s\n' "$kver2" "${d#/usr/src/linux-headers-}" |
+			sed '/^$/d' | sort -V | tail -n 1)
+	done
+fi
+k2_pkgs() { # the packages kernel $1 needs that are missing
+	[ -e "/usr/src/linux-headers-$1/Makefile" ] || echo "linux-headers-$1"
+	{ [ -e "/boot/vmlinuz-$1" ] && [ -d "/lib/modules/$1/kernel" ]; } ||
+		echo "linux-image-$1"
+	[ -f /usr/src/linux-source-6.12.tar.xz ] || echo linux-source-6.12
+}
+if [ -n "$kver2" ]; then
+	for p in $(k2_pkgs "$kver2"); do
+		want "$p" "the second kernel the guest tests run on"
+	done
+fi
+
 if [ $debug_kernel = 1 ]; then
 	have_cmd bc || want bc "the kernel build (debug kernel)"
 	have_cmd bison || want bison "the kernel's Kconfig (debug kernel)"
@@ -97,12 +121,13 @@ if [ $debug_kernel = 1 ]; then
 	[ -e /usr/include/gelf.h ] || want libelf-dev "the kernel's objtool (debug kernel)"
 fi
 
-if [ ${#need[@]} -eq 0 ]; then
-	echo "install-deps: everything is installed (kernel $kver)"
+if [ ${#need[@]} -eq 0 ] && [ -n "$kver2" ]; then
+	echo "install-deps: everything is installed (kernels $kver and $kver2)"
 	exit 0
 fi
 echo "install-deps: missing:"
-printf '  %s\n' "${why[@]}"
+[ ${#need[@]} -eq 0 ] || printf '  %s\n' "${why[@]}"
+[ -n "$kver2" ] || echo "  a 6.12 kernel, the second the guest tests run on (the newest in the archive)"
 if [ "$(id -u)" != 0 ]; then
 	die "not root; run as root, or: apt-get install ${need[*]}"
 fi
@@ -110,6 +135,19 @@ export DEBIAN_FRONTEND=noninteractive
 echo "install-deps: apt-get update"
 apt-get update -q >/tmp/fairnvme-apt-update.log 2>&1 ||
 	die "apt-get update failed (no network or no Debian mirror?): $(tail -n 1 /tmp/fairnvme-apt-update.log)"
+if [ -z "$kver2" ]; then
+	kver2=$(apt-cache pkgnames linux-headers-6.12. 2>/dev/null |
+		sed -n 's/^linux-headers-\(6\.12\.[0-9]*+deb12-amd64\)$/\1/p' |
+		sort -V | tail -n 1)
+	[ -n "$kver2" ] ||
+		die "Debian's archive has no linux-headers-6.12.*+deb12-amd64 (is bookworm-updates or the security archive missing from sources.list?)"
+	for p in $(k2_pkgs "$kver2"); do
+		need+=("$p")
+		why+=("$p (the second kernel the guest tests run on)")
+	done
+	echo "install-deps: second kernel: $kver2"
+fi
+[ ${#need[@]} -gt 0 ] || { echo "install-deps: everything is installed (kernels $kver and $kver2)"; exit 0; }
 echo "install-deps: apt-get install ${need[*]}"
 apt-get install -y -q --no-install-recommends "${need[@]}" ||
 	die "apt-get install ${need[*]} failed (see apt's messages above)"
@@ -122,4 +160,7 @@ apt-get install -y -q --no-install-recommends "${need[@]}" ||
 series=$(echo "$kver" | cut -d. -f1-2)
 [ -f "/usr/src/linux-source-$series.tar.xz" ] ||
 	die "/usr/src/linux-source-$series.tar.xz missing: apt-get install linux-source-$series"
-echo "install-deps: done (kernel $kver)"
+[ -e "/usr/src/linux-headers-$kver2/Makefile" ] && [ -e "/boot/vmlinuz-$kver2" ] &&
+	[ -f /usr/src/linux-source-6.12.tar.xz ] ||
+	die "kernel $kver2's headers, image or linux-source-6.12 missing after apt-get install"
+echo "install-deps: done (kernels $kver and $kver2)"
