@@ -38,6 +38,7 @@
  * write zeroes) are charged as one write command, whatever their size.
  */
 #include <linux/math64.h>
+#include <linux/limits.h>
 #include <linux/minmax.h>
 #include <fairnvme/cost.h>
 

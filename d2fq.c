@@ -9,6 +9,7 @@
  * lockless (updated from the completion path on any CPU).
  */
 #include <linux/types.h>
+#include <linux/limits.h>
 #include <linux/list.h>
 #include <linux/atomic.h>
 #include <linux/math64.h>

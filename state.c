@@ -70,6 +70,7 @@
  * there). Budget compensation is Eq. 5-7: budgets in proportion to weight
  * times the device time of the tenant's demand.
  */
+#include <linux/limits.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
