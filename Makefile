@@ -122,7 +122,8 @@ guest-tests: modules
 KVER2 ?= $(shell ls -d /usr/src/linux-headers-6.12.*-amd64 2>/dev/null | \
 	sed 's|.*/linux-headers-||' | sort -V | tail -n 1)
 MOD2 := $(BUILD)/module-$(KVER2)
-TESTS2 ?= $(or $(TESTS),t01,t03,t05,t06,t07,t08,t17,t21)
+TESTS2_DEFAULT := t01,t03,t05,t06,t07,t08,t17,t21
+TESTS2 ?= $(or $(TESTS),$(TESTS2_DEFAULT))
 
 modules2:
 	@test -n '$(KVER2)' || { echo 'fairnvme: no 6.12 kernel headers:' \
