@@ -16,11 +16,15 @@
 # A's price and was slowed 26.8 times against A's 5.5 (fairness index
 # 0.146); charged by the learned device time, 7.3 against 6.7 (fairness
 # index 0.55). Asserted: E's slowdown under the default at most 1.5 times
-# A's, the fairness index (min / max slowdown) at least 2x none's, and
-# total IOPS at least none's. Printed: each run's fairness index, and E's
-# slowdown over A's under each. The issue's target of 0.6 for the fairness
-# index is not reached: the tenants that read one request at a time (A, E)
-# are slowed about 7 times, the deep ones about 4 (see t10).
+# A's, the fairness index (min / max slowdown) at least 0.6 and at least
+# 2x none's (measured since backlogged tenants keep their weight: 0.811
+# and 0.861; before, 0.611 to 0.668), and total IOPS at least 99 % of
+# none's. Not 100 %: both runs keep the device at its throttle, 2000
+# IOPS, and what a run counts there varies with the throttle's bursts
+# (none alone: 1992 to 2011 over five CI runs; fairnvme 2000 against
+# none's 2011 failed an exact comparison once). A scheduler that loses
+# throughput (idling, a depth too small) loses several times that.
+# Printed: each run's fairness index, and E's slowdown over A's under each.
 . /tests/lib.sh
 
 RT=${FNV_T20_RUNTIME:-12}
@@ -29,7 +33,7 @@ extreme_mix
 FNV_TARGS_E="--bs=64k --direct=1 --ioengine=libaio --ramp_time=2 --rw=read --numjobs=1 --iodepth=1"
 TENANTS="A B C D E"
 
-tap_plan 8
+tap_plan 9
 fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_dev) || tap_fail_rest "no nvme device"
 io=/sys/block/$dev/queue/iosched
@@ -66,7 +70,8 @@ diag "fairness index: none $fi_none bfq $fi_bfq fairnvme $fi_fairnvme fairnvme-b
 diag "E's slowdown over A's: none $er_none bfq $er_bfq fairnvme $er_fairnvme fairnvme-bytes $er_bytes"
 assert_le "E's slowdown / A's, fairnvme" "$er_fairnvme" 1.5
 assert_ge "fairness index fairnvme/none" "$(fcalc "$fi_fairnvme / ($fi_none + 1e-9)")" 2
-assert_ge "total IOPS fairnvme/none" "$(fcalc "$iops_fairnvme / ($iops_none + 1e-9)")" 1
+assert_ge "fairness index, fairnvme" "$fi_fairnvme" 0.6
+assert_ge "total IOPS fairnvme/none" "$(fcalc "$iops_fairnvme / ($iops_none + 1e-9)")" 0.99
 for t in $TENANTS; do
 	cg_destroy $t
 done
