@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# fairnvme: out-of-tree build of fairnvme-iosched.ko, its tests and tools.
+# fairnvme: out-of-tree build of fairnvme.ko, its tests and tools.
 #
 #   make                 build the module (W=1 for extra warnings)
 #   make install         install into /lib/modules/<kver>/extra, run depmod
@@ -130,12 +130,12 @@ modules2:
 		'tools/install-deps.sh installs them, or set KVER2=' >&2; exit 1; }
 	$(MAKE) KVER=$(KVER2) KDIR= $(BUILD)/linux-$(shell echo '$(KVER2)' | cut -d. -f1-2)/block/elevator.h
 	rm -rf $(MOD2) && mkdir -p $(MOD2) && \
-	cp -r Kbuild $(wildcard *.c) include $(MOD2)/
+	cp -r Kbuild $(wildcard *.c *.h) include $(MOD2)/
 	$(MAKE) -C /usr/src/linux-headers-$(KVER2) M=$(MOD2) \
 		FNV_BLOCKINC=$(BUILD)/linux-$(shell echo '$(KVER2)' | cut -d. -f1-2)/block modules
 
 guest-tests2: modules2
-	FAIRNVME_KO=$(MOD2)/fairnvme-iosched.ko KVER=$(KVER2) \
+	FAIRNVME_KO=$(MOD2)/fairnvme.ko KVER=$(KVER2) \
 		selftests/vm/run.sh --run tests --tests $(TESTS2) \
 		--out $${TMPDIR:-/tmp}/fnv-vm-$(KVER2)
 
@@ -181,16 +181,17 @@ debug-kernel:
 guest-tests-debug: debug-kernel
 	set -a && . $(DEBUG_ENV) && set +a && \
 	rm -rf $(DEBUG_MOD) && mkdir -p $(DEBUG_MOD) && \
-	cp -r Kbuild $(wildcard *.c) include $(DEBUG_MOD)/ && \
+	cp -r Kbuild $(wildcard *.c *.h) include $(DEBUG_MOD)/ && \
 	$(MAKE) -C "$$KDIR" M=$(DEBUG_MOD) FNV_BLOCKINC="$$KDIR/block" modules && \
-	FAIRNVME_KO=$(DEBUG_MOD)/fairnvme-iosched.ko \
+	FAIRNVME_KO=$(DEBUG_MOD)/fairnvme.ko \
 	FNV_TIMEOUT_SCALE=$(DEBUG_TIMEOUT_SCALE) \
 	FNV_GUEST_ARGS="timing=0$${FNV_GUEST_ARGS:+,$$FNV_GUEST_ARGS}" \
 	selftests/vm/run.sh --run tests --tests $(DEBUG_TESTS) \
 		--timeout $(DEBUG_TIMEOUT) --out $${TMPDIR:-/tmp}/fnv-vm-debug
 
 CHECKPATCH ?= $(BUILD)/linux-$(KSERIES)/scripts/checkpatch.pl
-KFILES := fairnvme-iosched.c budget.c state.c d2fq.c cost.c include/fairnvme/*.h \
+KFILES := fairnvme-iosched.c fairnvme-ctl.c fairnvme-sysfs.c fairnvme-cgroup.c \
+	  fairnvme.h budget.c state.c d2fq.c cost.c include/fairnvme/*.h \
 	  include/trace/events/fairnvme.h
 
 $(BUILD)/linux-$(KSERIES)/scripts/checkpatch.pl:

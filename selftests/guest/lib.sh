@@ -6,7 +6,7 @@
 #
 # Environment (set by /init from the kernel command line):
 #   FNV_SCHED  scheduler under test (default fairnvme)
-#   FNV_MOD    module providing it (default fairnvme-iosched; "" if built in)
+#   FNV_MOD    module providing it (default fairnvme; "" if built in)
 #   FNV_timing 0 on a slow debug kernel (make check-debug: fnv.args=timing=0):
 #              timing_off is then true, and the tests that assert a speed or a
 #              share skip or relax those points and keep the others
@@ -33,7 +33,7 @@ FNV_SCHED=${FNV_SCHED-fairnvme}
 # D2FQ's mechanics at set values of the tunable, writes it; every share
 # test runs at the defaults.
 FNV_TAU_EMU=1024
-FNV_MOD=${FNV_MOD-fairnvme-iosched}
+FNV_MOD=${FNV_MOD-fairnvme}
 CG_ROOT=${CG_ROOT:-/sys/fs/cgroup}
 NULLB_CFS=/sys/kernel/config/nullb
 FNV_WORK=${FNV_WORK:-/tmp/fnv}

@@ -1,11 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # t01-load: module load, scheduler selection on nvme and null_blk, the module
-# cannot be removed while in use, unload, reload.
+# cannot be removed while in use, unload, reload: by the kernel's own
+# request_module("fairnvme-iosched") when the scheduler is selected with the
+# module unloaded, and by "modprobe fairnvme-iosched", the module's alias
+# (the module is fairnvme.ko, as bfq.ko is "bfq-iosched").
 # shellcheck source=selftests/guest/lib.sh disable=SC1091
 . /tests/lib.sh
 
-tap_plan 18
+tap_plan 20
 
 NB=fnv_t01
 cleanup() {
@@ -120,15 +123,33 @@ if grep -q "^$MODN " /proc/modules || grep -qw "$FNV_SCHED" "/sys/block/$ndev/qu
 else
 	ok "$MODN gone from /proc/modules and from the scheduler list"
 fi
-# 17: load again for later tests, and it works again
-if err=$(fnv_load 2>&1) && err=$(set_sched "$ndev" "$FNV_SCHED" 2>&1) &&
+# 17, 18: selecting the scheduler loads the module (elevator_get()'s
+# request_module("<name>-iosched"), through the guest's /sbin/modprobe)
+ALIAS=$FNV_SCHED-iosched
+if [ -z "$FNV_MOD" ]; then
+	not_ok "echo $FNV_SCHED > scheduler loads the module" "FNV_MOD empty (built-in scheduler?)"
+elif err=$(set_sched "$ndev" "$FNV_SCHED" 2>&1) && grep -q "^$MODN " /proc/modules &&
+	dd if="/dev/$ndev" of=/dev/null bs=4k count=256 iflag=direct 2>/dev/null; then
+	ok "echo $FNV_SCHED > scheduler loads $MODN (request_module $ALIAS), reads go through it"
+else
+	not_ok "echo $FNV_SCHED > scheduler loads $MODN (request_module $ALIAS)" \
+		"${err:-} scheduler: $(cat "/sys/block/$ndev/queue/scheduler"); modules: $(cut -d' ' -f1 /proc/modules | tr '\n' ' ')"
+fi
+if set_sched "$ndev" none && rmmod "$FNV_MOD" 2>/dev/null && ! grep -q "^$MODN " /proc/modules; then
+	ok "deselect and rmmod $FNV_MOD again"
+else
+	not_ok "deselect and rmmod $FNV_MOD again" "$(cat "/sys/block/$ndev/queue/scheduler")"
+fi
+# 19: load by its alias, as a user does, and it works again
+if err=$(modprobe "$ALIAS" 2>&1) && grep -q "^$MODN " /proc/modules &&
+	err=$(set_sched "$ndev" "$FNV_SCHED" 2>&1) &&
 	dd if="/dev/$ndev" of=/dev/null bs=4k count=256 iflag=direct 2>/dev/null &&
 	err=$(set_sched "$ndev" none 2>&1); then
-	ok "modprobe $FNV_MOD again, select, read, deselect"
+	ok "modprobe $ALIAS loads $MODN; select, read, deselect"
 else
-	not_ok "modprobe $FNV_MOD again, select, read, deselect" "$err"
+	not_ok "modprobe $ALIAS loads $MODN; select, read, deselect" "$err"
 fi
-# 18
+# 20
 if [ -n "$bdev" ] && nullb_destroy "$NB"; then
 	ok "null_blk device $bdev removed"
 else

@@ -4,10 +4,11 @@
 # the admin guide (TAP).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-src=$top/fairnvme-iosched.c
+src=$top/fairnvme-sysfs.c
+cgsrc=$top/fairnvme-cgroup.c
 doc=$top/Documentation/fairnvme.rst
 attrs=$(sed -n 's/^[[:space:]]*FNV_ATTR_R[OW](\([a-z_]*\)),$/\1/p' "$src")
-files=$(sed -n 's/^[[:space:]]*\.name = "\(fairnvme\.[a-z]*\)",$/io.\1/p' "$src" | sort -u)
+files=$(sed -n 's/^[[:space:]]*\.name = "\(fairnvme\.[a-z]*\)",$/io.\1/p' "$cgsrc" | sort -u)
 n=0 fail=0
 echo "TAP version 13"
 echo "1..$(echo $attrs $files | wc -w)"

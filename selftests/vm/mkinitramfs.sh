@@ -11,7 +11,7 @@
 #
 # Environment:
 #   KVER                  kernel version (default: newest /boot/vmlinuz-6.1.*)
-#   FAIRNVME_KO           module to ship (default: <repo>/fairnvme-iosched.ko)
+#   FAIRNVME_KO           module to ship (default: <repo>/fairnvme.ko)
 #   FAIRNVME_EXTRA_FILES  space-separated host paths copied into /extra/
 #   FNV_GZIP_LEVEL        gzip level (default 1: the archive is mostly binaries)
 #   FNV_MODROOT           root the kernel's modules are under
@@ -34,7 +34,7 @@ fi
 MODROOT=${FNV_MODROOT:-}
 MODDIR=$MODROOT/lib/modules/$KVER
 [ -d "$MODDIR/kernel" ] || die "$MODDIR/kernel missing (apt-get install linux-image-$KVER)"
-FAIRNVME_KO=${FAIRNVME_KO:-$REPO/fairnvme-iosched.ko}
+FAIRNVME_KO=${FAIRNVME_KO:-$REPO/fairnvme.ko}
 
 BUSYBOX=/bin/busybox
 [ -x "$BUSYBOX" ] || die "$BUSYBOX missing (apt-get install busybox-static)"

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fairnvme: the control period: every ctl_period_ms a worker takes the
+ * completions sampled since the last period, runs the FairNVMe state
+ * controller per tenant (state.c), adapts the dispatch depth, the latency
+ * thresholds and tau_l, and does D2FQ's periodic upkeep (d2fq.c).
+ */
+#include "fairnvme.h"
+#include <trace/events/fairnvme.h>
+
+const struct fnv_ctl_params fnv_ctl_defaults = {
+	.thresh_min = FNV_THRESH_MIN_US_DEF * NSEC_PER_USEC,
+	.thresh_max = FNV_THRESH_MAX_US_DEF * NSEC_PER_USEC,
+	.ku_ppm = FNV_KU_PPM_DEF,
+	.kd_ppm = FNV_KD_PPM_DEF,
+	.beta = FNV_BETA_DEF,
+	.signal = FNV_LAT_HEAD,
+};
+
+/* Policy callback: tracepoint on every budget refill. */
+void fnv_flow_refilled(struct fnv_sched *s, struct fnv_flow *f)
+{
+	struct fnv_data *fd = container_of(s, struct fnv_data, sched);
+	struct fnv_tenant *tn = container_of(f, struct fnv_tenant, flow);
+
+	trace_fairnvme_refill(disk_devt(fd->q->disk), fnv_tenant_cgid(tn),
+			      s->cycle, f->weight, f->budget);
+}
+
+/* Move the completions accounted since the last period into @smp. */
+static void fnv_take_sample(struct fnv_tenant *tn, struct fnv_sample *smp)
+{
+	int t;
+
+	smp->lat_sum = atomic64_xchg(&tn->acc_lat, 0);
+	smp->head_sum = atomic64_xchg(&tn->acc_head, 0);
+	smp->dev_sum = atomic64_xchg(&tn->acc_dev, 0);
+	smp->nr = 0;
+	for (t = 0; t < 2; t++) {
+		smp->svc_sum[t] = atomic64_xchg(&tn->acc_svc[t], 0);
+		smp->sect_sum[t] = atomic64_xchg(&tn->acc_sect[t], 0);
+		smp->nr_type[t] = atomic_xchg(&tn->acc_nr[t], 0);
+		smp->nr += smp->nr_type[t];
+	}
+}
+
+static void fnv_read_params(struct fnv_data *fd, struct fnv_ctl_params *p)
+{
+	p->thresh_min = READ_ONCE(fd->ctl.thresh_min);
+	p->thresh_max = READ_ONCE(fd->ctl.thresh_max);
+	p->ku_ppm = READ_ONCE(fd->ctl.ku_ppm);
+	p->kd_ppm = READ_ONCE(fd->ctl.kd_ppm);
+	p->beta = READ_ONCE(fd->ctl.beta);
+	p->signal = READ_ONCE(fd->ctl.signal);
+	if (p->thresh_min >= p->thresh_max)	/* mid-update: keep going */
+		p->thresh_max = p->thresh_min + 1;
+}
+
+/*
+ * Budget compensation (Eq. 5-7) for every tenant of the device. Req_i is
+ * what the tenant has outstanding (queued and at the device), at least 1
+ * and at most the dispatch depth: the requests it can have served in
+ * parallel. Its demand D_i = Req_i * ((1 - Ratio_w) * Time_r + Ratio_w *
+ * Time_w) in learned device time. Compensation only adds: a tenant keeps at
+ * least its weight's share of B_total (a tenant with one request in flight
+ * at a time has a small demand but must not wait cycles for each request),
+ * and at least one request per cycle. The budgets reach the policy as
+ * scheduling weights; only their ratios matter.
+ */
+static void fnv_compensate(struct fnv_data *fd, u64 b_total)
+{
+	u32 cap = max(READ_ONCE(fd->depth), 1U);
+	struct fnv_tenant *tn;
+	u64 sum = 0, wsum = 0;
+	u32 n = 0;
+
+	list_for_each_entry(tn, &fd->active, active_node) {
+		u32 req;
+
+		req = READ_ONCE(tn->nr_queued) + atomic_read(&tn->inflight);
+		req = clamp(req, 1U, cap);
+		tn->eq5_x = fnv_eq5_x(tn->eff_weight,
+				      fnv_demand_us(req, tn->ctl.ratio_w,
+						    tn->ctl.cost));
+		sum = fnv_eq5_add(sum, tn->eq5_x);
+		wsum += tn->eff_weight;
+		n++;
+	}
+	list_for_each_entry(tn, &fd->active, active_node) {
+		u64 budget, floor, w;
+
+		budget = fnv_eq5_budget(b_total, tn->eq5_x, sum, n);
+		floor = fd->cost_model == FNV_COST_BYTES ?
+			4096 + READ_ONCE(fd->req_cost_bytes) :
+			max(tn->ctl.cost[0], tn->ctl.cost[1]);
+		floor = max(floor, div64_u64(b_total * tn->eff_weight, wsum));
+		budget = clamp(budget, min(floor, b_total), b_total);
+		tn->eq5_budget = budget;
+		w = div64_u64(budget << 16, b_total);
+		WRITE_ONCE(tn->flow.new_weight,
+			   clamp_t(u64, w, 1, FNV_SCHED_WEIGHT_MAX));
+	}
+}
+
+/*
+ * Dispatch depth: the more requests wait at the device, the less the order
+ * the scheduler chose matters and the longer a request of a light tenant
+ * waits behind those of heavy ones; too few, and the device idles while
+ * the host turns a completion into the next dispatch. Once per control
+ * period, if the mean device time of a request (completion minus
+ * dispatch) exceeded the target, the depth shrinks by a quarter (at least
+ * 1); if it stayed below three quarters of it and the depth held requests
+ * back in the period, the depth grows by an eighth (at least 1), up to
+ * max_inflight. A device that serves requests in parallel keeps a short
+ * device time at depth and keeps its depth.
+ *
+ * The target is dev_target_us, or by default (auto) FNV_DEPTH_MULT times
+ * the device's own time for one request (dev_floor): a request then waits
+ * at the device behind about FNV_DEPTH_MULT - 1 others that it cannot
+ * overtake, whatever the device. dev_floor is learned from the sampled
+ * requests dispatched while nothing else was in flight: a period's mean
+ * of at least FNV_DEV1_MIN_NR of them lowers it, by half at most. It
+ * rises only when even the least depth exceeds the target (the device, or
+ * the mix of requests, got slower), by an eighth of the gap to the floor
+ * that would make that depth's time the target. Until it is known the
+ * depth is 1, so that it is measured first.
+ *
+ * While the depth holds requests back it stays at FNV_DEPTH_MIN or above:
+ * at a depth of 1 the device idles from each completion until the next
+ * dispatch (a completion runs the queue asynchronously, from kblockd); on
+ * the emulated NVMe that lost up to 43 % of its IOPS.
+ */
+static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, bool limited)
+{
+	u32 tgt = READ_ONCE(fd->dev_target_us);
+	u64 target = (u64)tgt * NSEC_PER_USEC;
+	u32 lim = READ_ONCE(fd->max_inflight);
+	u32 dmin = min(FNV_DEPTH_MIN, lim);
+	u32 d = READ_ONCE(fd->depth);
+	u64 acc = atomic64_xchg(&fd->acc_dev1, 0);
+	u32 n1 = acc >> FNV_DEV1_SHIFT;
+	u64 floor = READ_ONCE(fd->dev_floor);
+
+	if (n1 >= FNV_DEV1_MIN_NR || (n1 && !floor)) {
+		u64 m1 = max(div_u64(acc & FNV_DEV1_MASK, n1), 1ULL);
+
+		/* lower at once, but by half at most per period */
+		if (!floor)
+			floor = m1;
+		else if (m1 < floor)
+			floor = max(m1, floor / 2);
+	}
+	if (tgt == FNV_DEV_TARGET_AUTO && floor && d <= dmin &&
+	    dev_mean > floor * FNV_DEPTH_MULT)
+		floor += (div_u64(dev_mean, FNV_DEPTH_MULT) - floor) >> 3;
+	WRITE_ONCE(fd->dev_floor, floor);
+	if (tgt == FNV_DEV_TARGET_AUTO)
+		target = floor * FNV_DEPTH_MULT;
+
+	if (!tgt)
+		d = lim;
+	else if (!target)
+		d = 1;
+	else if (dev_mean > target)
+		d -= max(d / 4, 1U);
+	else if (limited && dev_mean && dev_mean < target - target / 4)
+		d += max(d / 8, 1U);
+	if (limited && target && tgt == FNV_DEV_TARGET_AUTO)
+		d = max(d, dmin);
+	d = clamp(d, 1U, lim);
+	if (d != READ_ONCE(fd->depth)) {
+		WRITE_ONCE(fd->depth, d);
+		/* a deeper queue may let held requests go now */
+		blk_mq_run_hw_queues(fd->q, true);
+	}
+}
+
+/*
+ * thresh_min_us / thresh_max_us = auto (once per control period): relative
+ * to what the device measurably does, its time for one request alone
+ * (dev_floor), through a slow filter (1/32 of the gap per period, a time
+ * constant of about 3 s at the default period), so that a second of host
+ * noise in dev_floor does not reclassify every tenant. Until dev_floor is
+ * known, the paper's values hold.
+ */
+void fnv_auto_thresh(struct fnv_data *fd, bool period)
+{
+	u64 floor = READ_ONCE(fd->dev_floor);
+	u64 base = fd->lat_base, lo, hi;
+
+	lockdep_assert_held(&fd->lock);
+	if (period && floor) {
+		if (!base)
+			base = floor;
+		else if (floor > base)
+			base += (floor - base) >> 5;
+		else
+			base -= (base - floor) >> 5;
+		fd->lat_base = base;
+	}
+	lo = base ? max(base * FNV_THRESH_MIN_Q / 4, FNV_THRESH_AUTO_MIN_NS) :
+	     fnv_ctl_defaults.thresh_min;
+	hi = base ? max(base * FNV_THRESH_MAX_Q / 4, 4 * lo) :
+	     fnv_ctl_defaults.thresh_max;
+	lo = min_t(u64, lo, (u64)FNV_THRESH_US_MAX * NSEC_PER_USEC);
+	hi = min_t(u64, hi, (u64)FNV_THRESH_US_MAX * NSEC_PER_USEC);
+	if (fd->thresh_min_cfg != FNV_THRESH_AUTO)
+		lo = (u64)fd->thresh_min_cfg * NSEC_PER_USEC;
+	if (fd->thresh_max_cfg != FNV_THRESH_AUTO)
+		hi = (u64)fd->thresh_max_cfg * NSEC_PER_USEC;
+	/* one set, the other auto: the set one wins (fnv_read_params) */
+	WRITE_ONCE(fd->ctl.thresh_min, lo);
+	WRITE_ONCE(fd->ctl.thresh_max, hi);
+}
+
+/*
+ * tau_l_bytes = auto (under fd->lock, once per control period): the device's
+ * rate is learned from the bytes dispatched in periods when the depth held
+ * requests back (the device, not the tenants, was the limit): a faster
+ * period raises it at once, a slower one lowers it by an eighth of the
+ * gap. tau_l is then the virtual time a tenant served at its fair share
+ * covers in FNV_TAU_L_MS, rate * FNV_TAU_L_MS / (summed effective weight
+ * of the busy tenants): a few requests of lead on a slow device, tens of
+ * megabytes per unit of weight on a fast NVMe SSD. Until the rate is known,
+ * the fixed default holds.
+ */
+static void fnv_auto_tau(struct fnv_data *fd, u64 now, bool limited,
+			 u64 wsum)
+{
+	u64 bytes = fd->disp_bytes - fd->rate_bytes;
+	u64 dt = now - fd->rate_at;
+	u64 r, tau;
+
+	fd->rate_bytes = fd->disp_bytes;
+	fd->rate_at = now;
+
+	if (limited && dt >= NSEC_PER_MSEC && bytes) {
+		r = mul_u64_u64_div_u64(bytes, NSEC_PER_SEC, dt);
+		if (r > fd->rate)
+			fd->rate = r;
+		else
+			fd->rate -= (fd->rate - r) >> 3;
+	}
+	if (fd->tau_l_cfg != FNV_TAU_AUTO || !fd->rate || !wsum)
+		return;
+	tau = div64_u64(fd->rate * FNV_TAU_L_MS, MSEC_PER_SEC * wsum);
+	WRITE_ONCE(fd->tau_l_bytes,
+		   clamp_t(u64, tau, FNV_TAU_L_MIN, FNV_TAU_L_MAX));
+}
+
+/*
+ * D2FQ upkeep, every control period (under fd->lock): a
+ * tenant's virtual time advances at its effective weight; a tenant with
+ * nothing queued or in flight for grace_us is no longer active and lets
+ * go of gvt (it restarts at gvt when it comes back); every hl_period_ms
+ * the H/L ratio is recomputed from the period's virtual times and class
+ * usage (Eq. 2 and 3). O(tenants), off the I/O path.
+ */
+static void fnv_d2fq_period(struct fnv_data *fd, u64 now)
+{
+	struct request_queue *q = fd->q;
+	u64 grace = (u64)READ_ONCE(fd->grace_us) * NSEC_PER_USEC;
+	u64 period = (u64)READ_ONCE(fd->hl_period_ms) * NSEC_PER_MSEC;
+	bool hl = now - fd->hl_last >= period;
+	struct d2fq_period p;
+	struct fnv_tenant *tn;
+
+	lockdep_assert_held(&fd->lock);
+	d2fq_period_begin(&p, d2fq_gvt_vt(atomic64_read(&fd->gvt)));
+	list_for_each_entry(tn, &fd->active, active_node) {
+		WRITE_ONCE(tn->d2.weight, max(tn->eff_weight, 1U));
+		if (tn->d2.active && !tn->nr_queued &&
+		    !atomic_read(&tn->inflight) &&
+		    now - READ_ONCE(tn->idle_at) > grace) {
+			tn->d2.active = false;
+			d2fq_gvt_release(&fd->gvt, tn->d2.id);
+		}
+		if (hl)
+			d2fq_period_flow(&p, &tn->d2, fd->arb.weight);
+	}
+	if (hl) {
+		u64 tau_w = (u64)fd->tau_l_bytes << (D2FQ_VT_SHIFT + 1);
+		u32 old = fd->arb.hl;
+		u32 new = d2fq_period_end(&p, old, tau_w);
+
+		fd->hl_last = now;
+		if (fd->wrr_mode == FNV_WRR_SOFT && new != old) {
+			d2fq_arb_set_hl(&fd->arb, new);
+			trace_fairnvme_hl(disk_devt(q->disk), old, new,
+					  p.gap_max, p.d_max, p.d_min,
+					  p.sd_max, p.nr > 1 &&
+					  p.gap_max > (s64)tau_w);
+		}
+	}
+}
+
+/*
+ * The FairNVMe control period: for every tenant of the device, turn the
+ * period's completions into a state, an effective weight and learned costs
+ * (state.c), then hand the policy the weights: the effective weights, or
+ * the compensated budgets while a tenant asked for compensation in the last
+ * FNV_COMP_HOLD periods. Runs in process context every ctl_period_ms while
+ * the device has active tenants, and walks only those (fd->active), under
+ * fd->lock: not every cgroup that ever did I/O on the device, and no timer
+ * on an idle device.
+ */
+void fnv_ctl_workfn(struct work_struct *work)
+{
+	struct fnv_data *fd = container_of(to_delayed_work(work),
+					   struct fnv_data, ctl_work);
+	struct request_queue *q = fd->q;
+	struct fnv_ctl_params p;
+	struct fnv_tenant *tn, *next;
+	u64 dev_sum = 0, nr = 0, wsum = 0, esum = 0, bypass;
+	bool comp = false, limited;
+	u32 wn = 0, mode;
+	u64 b_total;
+
+	fnv_read_params(fd, &p);
+	mode = READ_ONCE(fd->wrr_mode);
+	spin_lock_irq(&fd->lock);
+	list_for_each_entry(tn, &fd->active, active_node) {
+		struct fnv_sample smp;
+		enum fnv_state old;
+		u32 w;
+
+		/*
+		 * pd_alloc runs atomic: an id it could not get is retried
+		 * here (a tenant without one never holds gvt).
+		 */
+		if (unlikely(tn->d2.id == D2FQ_ID_NONE) && !tn->root) {
+			int id = ida_alloc_range(&fnv_ida, 1, D2FQ_ID_MAX,
+						 GFP_NOWAIT);
+
+			if (id > 0)
+				WRITE_ONCE(tn->d2.id, id);
+		}
+		fnv_take_sample(tn, &smp);
+		/* backlogged: see fnv_ctl_period() */
+		smp.queued = tn->queued_behind || tn->nr_queued > 1;
+		tn->queued_behind = false;
+		smp.busy = READ_ONCE(tn->nr_queued) ||
+			   atomic_read(&tn->inflight);
+		dev_sum += smp.dev_sum;
+		nr += smp.nr;
+		fnv_cm_add(&fd->cm, FNV_CM_READ, smp.nr_type[0],
+			   smp.sect_sum[0], smp.svc_sum[0]);
+		fnv_cm_add(&fd->cm, FNV_CM_WRITE, smp.nr_type[1],
+			   smp.sect_sum[1], smp.svc_sum[1]);
+		w = READ_ONCE(tn->cfg_weight);
+		/*
+		 * The busy tenants, also one without a sample this period:
+		 * a light tenant's sampled completions come a few per
+		 * period, and the mean must not jump when none came.
+		 */
+		if (smp.nr || smp.busy) {
+			wsum += w;
+			wn++;
+		}
+		/*
+		 * Head latency as at the mean weight: weight / mean. Only
+		 * under D2FQ, where a tenant's wait at the head is what its
+		 * share makes it. Budget cycles count the wait from the start
+		 * of the cycle (fnv_dispatch_request), which leaves out the
+		 * wait that is the share: what is left does not shrink with
+		 * the weight, and scaling it made the heaviest tenant read
+		 * 4x the lightest's latency (weights 800:200) and take boosts.
+		 */
+		smp.head_scale = fd->w_mean && mode == FNV_WRR_SOFT ?
+				 div_u64((u64)w << 10, fd->w_mean) : 0;
+		old = tn->ctl.state;
+		if (fnv_ctl_period(&tn->ctl, &smp, &p))
+			comp = true;
+		tn->eff_weight = fnv_ctl_weight(&tn->ctl,
+						READ_ONCE(tn->cfg_weight));
+		if (smp.nr || smp.busy)
+			esum += tn->eff_weight;
+		if (old != tn->ctl.state)
+			trace_fairnvme_state(disk_devt(q->disk),
+					     fnv_tenant_cgid(tn), old,
+					     tn->ctl.state, tn->ctl.mult,
+					     tn->eff_weight,
+					     div_u64(p.signal == FNV_LAT_QUEUE ?
+						     tn->ctl.lat :
+						     tn->ctl.head,
+						     NSEC_PER_USEC),
+					     div_u64(tn->ctl.thresh_cur,
+						     NSEC_PER_USEC));
+	}
+
+	fd->w_mean = wn ? div_u64(wsum, wn) : 0;
+	WRITE_ONCE(fd->w_sum, wsum);
+	fnv_cm_update(&fd->cm);
+	limited = xchg(&fd->limited, 0);
+	fnv_adapt_depth(fd, nr ? div64_u64(dev_sum, nr) : 0, limited);
+	/*
+	 * Requests at the device that passed the elevator, by Little's law:
+	 * their completion rate times the device time of ours. On 6.1 a
+	 * tenant writing with O_DSYNC sends FUA writes straight to the
+	 * device; a depth that counted only ours held the other tenants to
+	 * a few requests beside its 32, and it got more than under none
+	 * (0.598 of the IOPS against a reader of three times its weight,
+	 * none 0.503). The depth leaves them room instead: fairnvme cannot
+	 * hold such a tenant to its weight, but no longer favours it.
+	 */
+	bypass = xchg(&fd->bypass_done, 0);
+	if (nr)
+		bypass = div64_u64(bypass * div64_u64(dev_sum, nr),
+				   (u64)READ_ONCE(fd->ctl_period_ms) *
+				   NSEC_PER_MSEC);
+	WRITE_ONCE(fd->bypass_depth, min_t(u64, bypass, fd->max_inflight));
+	fnv_auto_thresh(fd, true);
+	fnv_auto_tau(fd, ktime_get_ns(), limited, esum);
+
+	if (comp)
+		fd->comp_left = FNV_COMP_HOLD;
+	else if (fd->comp_left)
+		fd->comp_left--;
+
+	b_total = fnv_cycle_budget(fd);
+	if (fd->comp_left) {
+		fnv_compensate(fd, b_total);
+	} else {
+		list_for_each_entry(tn, &fd->active, active_node) {
+			tn->eq5_budget = 0;
+			WRITE_ONCE(tn->flow.new_weight, tn->eff_weight);
+		}
+	}
+	fnv_d2fq_period(fd, ktime_get_ns());
+
+	/*
+	 * A tenant with nothing queued or in flight, out of gvt, for
+	 * FNV_IDLE_LEAVE periods leaves the walk (its controller state
+	 * stays as it was). The reference it held cannot be the blkg's last:
+	 * a removed cgroup's tenant left in fnv_pd_offline().
+	 */
+	list_for_each_entry_safe(tn, next, &fd->active, active_node) {
+		if (tn->nr_queued || atomic_read(&tn->inflight) ||
+		    tn->d2.active || ++tn->idle_periods < FNV_IDLE_LEAVE)
+			continue;
+		fnv_tenant_leave(tn);
+	}
+	if (list_empty(&fd->active) && !fd->nr_queued)
+		fd->ctl_armed = false;
+	else
+		schedule_delayed_work(&fd->ctl_work,
+				      msecs_to_jiffies(READ_ONCE(fd->ctl_period_ms)));
+	spin_unlock_irq(&fd->lock);
+}
+

@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fairnvme: what the module's files share (fairnvme-iosched.c, the
+ * elevator; fairnvme-ctl.c, the control period; fairnvme-sysfs.c, the
+ * tunables; fairnvme-cgroup.c, the blkcg policy): the per-device and
+ * per-tenant data, the tunables' defaults, the request's private word.
+ * Private to the module, as block/bfq-iosched.h is to BFQ.
+ */
+#ifndef _FAIRNVME_H
+#define _FAIRNVME_H
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/rcupdate.h>
+#include <linux/backing-dev.h>
+#include <linux/blkdev.h>
+#include <linux/blk-mq.h>
+#include <linux/blk-cgroup.h>
+#include <linux/cgroup.h>
+#include <linux/ctype.h>
+#include <linux/idr.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+#include <trace/events/block.h>
+
+#include "elevator.h"
+#include "blk.h"
+#include "blk-mq.h"
+#include "blk-mq-sched.h"
+#include "blk-cgroup.h"
+#include "blk-wbt.h"
+
+#include <fairnvme/budget.h>
+#include <fairnvme/state.h>
+#include <fairnvme/d2fq.h>
+#include <fairnvme/cost.h>
+#include <fairnvme/compat.h>
+
+/* Defaults and ranges of the iosched tunables. */
+#define FNV_MAX_INFLIGHT_DEF	32
+#define FNV_MAX_INFLIGHT_MAX	4096
+#define FNV_REQ_COST_DEF	4096
+#define FNV_REQ_COST_MAX	1048576
+#define FNV_BUDGET_KIB_DEF	2048
+#define FNV_BUDGET_KIB_MIN	64
+#define FNV_BUDGET_KIB_MAX	1048576
+/*
+ * dev_target_us: "auto" (FNV_DEPTH_MULT times the device time of a request
+ * sent alone), or a number of us
+ */
+#define FNV_DEV_TARGET_AUTO	U32_MAX
+#define FNV_DEPTH_MULT		2
+/*
+ * The least depth while requests wait: with one request at the device, the
+ * device idles from each completion until the next dispatch.
+ */
+#define FNV_DEPTH_MIN		2U
+/* fnv_data.acc_dev1: the count above bit 44, summed ns below */
+#define FNV_DEV1_SHIFT		44
+#define FNV_DEV1_ONE		BIT_ULL(FNV_DEV1_SHIFT)
+#define FNV_DEV1_MASK		(FNV_DEV1_ONE - 1)
+/* lone requests a period needs before its mean may lower the floor */
+#define FNV_DEV1_MIN_NR		4
+#define FNV_DEV_TARGET_US_MAX	10000000
+#define FNV_GRACE_US_DEF	1000
+#define FNV_GRACE_US_MAX	1000000
+#define FNV_BUDGET_US_DEF	10000
+#define FNV_BUDGET_US_MIN	100
+#define FNV_BUDGET_US_MAX	1000000
+#define FNV_THRESH_MIN_US_DEF	600
+#define FNV_THRESH_MAX_US_DEF	3500
+#define FNV_THRESH_US_MAX	10000000
+/*
+ * thresh_*_us = auto: multiples of the device's time for one request alone
+ * (dev_floor, smoothed: fnv_auto_thresh()), in 1/4: idle below 5/4 of it,
+ * saturated from 8 times it. On the emulated NVMe (about 450 us alone)
+ * that is the paper's 600 and 3500 us.
+ */
+#define FNV_THRESH_AUTO		0U
+#define FNV_THRESH_MIN_Q	5
+#define FNV_THRESH_MAX_Q	32
+#define FNV_THRESH_AUTO_MIN_NS	(20 * NSEC_PER_USEC)
+#define FNV_KU_PPM_DEF		10000
+#define FNV_KD_PPM_DEF		1000
+#define FNV_PPM_MAX		1000000
+#define FNV_BETA_DEF		500
+#define FNV_BETA_MAX		3000
+#define FNV_PERIOD_MS_DEF	100
+#define FNV_PERIOD_MS_MIN	10
+#define FNV_PERIOD_MS_MAX	10000
+/* D2FQ: tau_l per unit of weight, 8 MiB at the default weight 100 */
+#define FNV_TAU_L_DEF		(8388608 / FNV_WEIGHT_DEFAULT)
+/*
+ * tau_l_bytes = auto: the lead, in virtual time, that a tenant served at
+ * its fair rate covers in FNV_TAU_L_MS: the device's measured bytes per
+ * second times FNV_TAU_L_MS, over the summed weight of the busy tenants.
+ */
+#define FNV_TAU_AUTO		0U
+#define FNV_TAU_L_MS		50
+#define FNV_TAU_L_MIN		512
+#define FNV_TAU_L_MAX		1073741824U
+#define FNV_HL_PERIOD_MS_DEF	1000
+#define FNV_HL_PERIOD_MS_MIN	100
+#define FNV_HL_PERIOD_MS_MAX	60000
+#define FNV_WRR_BURST_MAX	256
+/* Cost of a request before its tenant's costs are learned */
+#define FNV_COST_DEF_NS		(100 * NSEC_PER_USEC)
+/* Requests served before the tenants' (fnv_urgent_next()) */
+#define FNV_URGENT_FLAGS	(REQ_META | REQ_PRIO | REQ_SWAP)
+#define FNV_URGENT_BATCH	8U
+/* Sync requests of a tenant in a row while its async ones wait */
+#define FNV_SYNC_BATCH		4U
+
+enum fnv_wrr_mode {
+	FNV_WRR_SOFT,		/* D2FQ classes, arbitrated here (d2fq.c) */
+	FNV_WRR_OFF,		/* FairNVMe budget cycles (budget.c) */
+};
+
+enum fnv_cost_model {
+	FNV_COST_TIME,		/* learned device time per request, ns */
+	FNV_COST_BYTES,		/* size + req_cost_bytes */
+};
+
+extern const struct fnv_ctl_params fnv_ctl_defaults;
+
+/*
+ * rq->elv.priv[1]: flags in the low byte, in bits 8-23 the number of
+ * requests at the device when this one was dispatched (to turn its device
+ * time into a service time), in bits 24-43 its size in sectors at dispatch
+ * (for the cost model), in bits 44-63 what it was charged (cost.c, in
+ * sectors of a 4 KiB read: the virtual time it costs when it completes).
+ * Both saturate.
+ */
+#define FNV_RQ_FIFO		BIT(0)	/* on its tenant's fifo */
+#define FNV_RQ_HEAD		BIT(1)	/* on fnv_data.head or .urgent */
+#define FNV_RQ_INFLIGHT		BIT(2)	/* counted in fnv_data.inflight */
+#define FNV_RQ_SAMPLE		BIT(3)	/* its latency feeds the controller */
+#define FNV_RQ_D2FQ		BIT(4)	/* advances its tenant's virtual time */
+#define FNV_RQ_URGENT		BIT(5)	/* on fnv_data.urgent */
+/* One request in FNV_SAMPLE_EVERY of each tenant is measured. */
+#define FNV_SAMPLE_EVERY	4
+#define FNV_RQ_FLAGS		0xffUL
+#define FNV_RQ_DEPTH_SHIFT	8
+#define FNV_RQ_DEPTH_MASK	0xffffUL
+#define FNV_RQ_SECT_SHIFT	24
+#define FNV_RQ_COST_SHIFT	44
+#define FNV_RQ_SECT_MASK	0xfffffUL
+
+/* Per cgroup (blkcg) data: the cgroup-wide default weight. */
+struct fnv_cgroup {
+	struct blkcg_policy_data cpd;
+	u32 weight;
+};
+
+/* Per cgroup and device (blkg) data: the tenant. */
+struct fnv_tenant {
+	struct blkg_policy_data pd;
+	struct fnv_flow flow;
+	struct d2fq_flow d2;		/* under fnv_data.lock but .vt */
+	/* queued requests in arrival order: [0] sync, [1] async */
+	struct list_head fifo[2];
+	u32 sync_run;			/* sync dispatches while async waited */
+	struct rb_root sort[2];		/* queued requests by sector */
+	atomic_t inflight;		/* dispatched, not yet completed */
+	atomic_t nr_rqs;		/* scheduler tags held, from insertion */
+	u64 idle_at;			/* ns: inflight last dropped to 0 */
+	u64 disp_at;			/* ns: last dispatch, under fnv_data.lock */
+	u32 nr_disp;			/* dispatches, under fnv_data.lock */
+	bool offline;			/* cgroup removed, under fnv_data.lock */
+	bool root;			/* the root cgroup's: never holds gvt */
+	/* a request was queued behind another in this control period */
+	bool queued_behind;
+	u32 nr_queued;
+	u32 dev_weight;			/* io.fairnvme.weight MAJ:MIN, 0: unset */
+	u32 cfg_weight;			/* dev_weight, else the cgroup's */
+
+	/* completions of the current control period (lockless) */
+	atomic64_t acc_lat;		/* sum of completion - insertion */
+	atomic64_t acc_head;		/* sum of dispatch - reaching head */
+	atomic64_t acc_dev;		/* sum of completion - dispatch */
+	atomic64_t acc_svc[2];		/* sum of service time, read/write */
+	atomic64_t acc_sect[2];		/* sum of their sectors */
+	atomic_t acc_nr[2];		/* completions, read/write */
+
+	/*
+	 * On fnv_data.active, holding a blkg reference, from its first
+	 * request until the control worker finds it idle (FNV_IDLE_LEAVE
+	 * periods): the worker walks only these.
+	 */
+	struct list_head active_node;
+	u32 idle_periods;
+
+	/* the control worker's, under fnv_data.lock; read racily elsewhere */
+	struct fnv_ctl ctl;
+	u32 eff_weight;			/* cfg_weight as the controller moved it */
+	u64 eq5_x;			/* W_i * D_i of Eq. 5 */
+	u64 eq5_budget;			/* Budget_i of Eq. 5, 0 if not compensating */
+	struct rcu_head rcu;		/* fnv_pd_free() to fnv_tenant_free() */
+};
+
+/* Per device data. */
+struct fnv_data {
+	/*
+	 * Everything but the lockless fields at the end. Nested inside
+	 * q->queue_lock (fnv_pd_offline()), which blk-throttle takes from a
+	 * timer: so taken with interrupts off everywhere else, as BFQ takes
+	 * its lock, or a softirq on the CPU that holds it could spin on
+	 * queue_lock while the queue_lock holder spins on this.
+	 */
+	spinlock_t lock;
+	struct request_queue *q;
+	struct fnv_sched sched;
+	struct d2fq_arb arb;		/* wrr_mode=soft: tenants by class */
+	u64 hl_last;			/* ns: last H/L period */
+	struct list_head head;		/* at-head insertions: served first */
+	struct list_head urgent;	/* metadata, swap: served next */
+	u32 nr_urgent;			/* requests on urgent */
+	u32 urgent_run;			/* urgent dispatches in a row */
+	struct list_head bypass;	/* requests without elevator data */
+	u32 nr_queued;			/* requests held, all lists */
+	u64 seq;			/* insertion order, for fifo_time */
+	/*
+	 * Soft mode: a tenant that had nothing queued or in flight and came
+	 * back in the high class; its first request may pass the depth
+	 * (fnv_lone_ready). Cleared when the tenant drains: its queued
+	 * requests hold its blkg while it is here.
+	 */
+	struct fnv_tenant *lone;
+	u32 depth;			/* dispatch depth now, <= max_inflight */
+	/*
+	 * Requests that reached the device past the elevator (on 6.1, FUA
+	 * writes): completions counted racily on the completion path, and
+	 * the control period's estimate of how many are at the device,
+	 * which the depth leaves room for (fnv_may_dispatch()).
+	 */
+	u32 bypass_done;
+	u32 bypass_depth;
+	u32 cycle_seen;			/* wrr_mode=off: budget cycle, and */
+	u64 cycle_start;		/* ... when it began (ns) */
+	u64 dev_floor;			/* ns: device time alone (auto depth) */
+
+	u32 max_inflight;
+	u32 dev_target_us;		/* 0: depth = max_inflight; or _AUTO */
+	u32 req_cost_bytes;
+	u32 budget_kib;
+	u32 grace_us;
+	u32 budget_us;
+	u32 cost_model;			/* enum fnv_cost_model */
+	u32 ctl_period_ms;
+	struct fnv_ctl_params ctl;	/* thresholds in force, and gains */
+	u32 thresh_min_cfg;		/* us, or FNV_THRESH_AUTO */
+	u32 thresh_max_cfg;		/* us, or FNV_THRESH_AUTO */
+	u64 lat_base;			/* ns: dev_floor, smoothed */
+	u32 wrr_mode;			/* enum fnv_wrr_mode, under lock */
+	u32 tau_l_bytes;		/* per unit of weight, in force */
+	u32 tau_l_cfg;			/* the tunable; FNV_TAU_AUTO */
+	u64 disp_bytes;			/* charged at dispatch, all time */
+	u64 rate_bytes;			/* seen by the worker last period */
+	u64 rate_at;			/* ... when (ns) */
+	u64 rate;			/* device bytes/s at saturation, learned */
+	struct fnv_cm cm;		/* wrr_mode=soft: what requests cost */
+	u32 hl_period_ms;
+	u32 wrr_burst;
+
+	struct delayed_work ctl_work;	/* the FairNVMe control period */
+	struct list_head active;	/* tenants the worker walks */
+	bool ctl_armed;			/* ctl_work queued or running */
+	/* mean configured weight of the busy tenants */
+	u32 w_mean;
+	u32 w_sum;			/* ... and their sum */
+	u32 comp_left;			/* periods of compensation left */
+	u32 async_depth;		/* scheduler tags async I/O may take, per word */
+	u32 over_depth;			/* ... a tenant over its share, per word */
+
+	/*
+	 * Lockless, written on completion: on their own cache line, away
+	 * from what dispatch and insertion write under the lock.
+	 */
+	atomic64_t gvt ____cacheline_aligned_in_smp; /* D2FQ holder word */
+	atomic_t inflight;		/* dispatched, not yet completed */
+	int kick;			/* dispatch stopped at the depth */
+	int limited;			/* ... at least once this period */
+	atomic64_t acc_dev1;		/* lone requests: count << 44 | ns */
+	u64 last_done;			/* ns: the last completion */
+	u64 sync_done;			/* ns: a sync request's completion */
+	u64 sync_vt;			/* ... its tenant's virtual time */
+};
+
+/* Control periods a tenant stays on the active list once it is idle. */
+#define FNV_IDLE_LEAVE		10
+
+extern struct blkcg_policy fnv_policy;
+extern struct elevator_type fnv_elevator;
+extern struct ida fnv_ida;
+extern struct elv_fs_entry fnv_attrs[];
+
+/* fairnvme-iosched.c */
+void fnv_tenant_leave(struct fnv_tenant *tn);
+void fnv_d2fq_enqueue(struct fnv_data *fd, struct fnv_tenant *tn);
+void fnv_d2fq_clear(struct fnv_data *fd,
+		    void (*moved)(struct fnv_data *fd, struct fnv_tenant *tn));
+
+/* fairnvme-ctl.c */
+void fnv_flow_refilled(struct fnv_sched *s, struct fnv_flow *f);
+void fnv_ctl_workfn(struct work_struct *work);
+void fnv_auto_thresh(struct fnv_data *fd, bool period);
+
+/* fairnvme-sysfs.c */
+int fnv_parse_u32(const char *page, u32 min, u32 max, u32 *val);
+
+static inline struct fnv_tenant *pd_to_tenant(struct blkg_policy_data *pd)
+{
+	return pd ? container_of(pd, struct fnv_tenant, pd) : NULL;
+}
+
+static inline struct fnv_cgroup *blkcg_to_fnvcg(struct blkcg *blkcg)
+{
+	struct blkcg_policy_data *cpd = blkcg_to_cpd(blkcg, &fnv_policy);
+
+	return cpd ? container_of(cpd, struct fnv_cgroup, cpd) : NULL;
+}
+
+static inline unsigned long fnv_rq_flags(struct request *rq)
+{
+	return (unsigned long)rq->elv.priv[1] & FNV_RQ_FLAGS;
+}
+
+static inline void fnv_rq_set_flags(struct request *rq, unsigned long flags)
+{
+	unsigned long v = (unsigned long)rq->elv.priv[1] & ~FNV_RQ_FLAGS;
+
+	rq->elv.priv[1] = (void *)(v | flags);
+}
+
+static inline unsigned long fnv_rq_depth(struct request *rq)
+{
+	return ((unsigned long)rq->elv.priv[1] >> FNV_RQ_DEPTH_SHIFT) &
+	       FNV_RQ_DEPTH_MASK;
+}
+
+static inline u64 fnv_rq_sect(struct request *rq)
+{
+	return ((unsigned long)rq->elv.priv[1] >> FNV_RQ_SECT_SHIFT) &
+	       FNV_RQ_SECT_MASK;
+}
+
+/* What it was charged, in bytes of 4 KiB reads */
+static inline u64 fnv_rq_charged(struct request *rq)
+{
+	return (u64)((unsigned long)rq->elv.priv[1] >> FNV_RQ_COST_SHIFT) <<
+	       SECTOR_SHIFT;
+}
+
+/* At dispatch: the depth it went out at, its size and its charge. */
+static inline void fnv_rq_set_depth(struct request *rq,
+				    unsigned long depth, u64 charge)
+{
+	unsigned long sect = blk_rq_sectors(rq);
+
+	rq->elv.priv[1] = (void *)(fnv_rq_flags(rq) |
+				   (min(depth, FNV_RQ_DEPTH_MASK) <<
+				    FNV_RQ_DEPTH_SHIFT) |
+				   (min(sect, FNV_RQ_SECT_MASK) <<
+				    FNV_RQ_SECT_SHIFT) |
+				   ((unsigned long)min_t(u64, charge,
+							 FNV_RQ_SECT_MASK) <<
+				    FNV_RQ_COST_SHIFT));
+}
+
+/*
+ * wrr_mode=soft: what @rq costs, in sectors of a 4 KiB read (cost.c); its
+ * size under cost_model=bytes. Other commands than reads and writes
+ * (discard, write zeroes) cost one write command, not their size.
+ */
+static inline u64 fnv_charge(struct fnv_data *fd, struct request *rq)
+{
+	const struct fnv_cm *m = &fd->cm;
+	u64 sect = blk_rq_sectors(rq);
+	int t = FNV_CM_WRITE;
+
+	if (fd->cost_model == FNV_COST_BYTES)
+		return max(sect, 1ULL);
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+		t = FNV_CM_READ;
+		break;
+	case REQ_OP_WRITE:
+		break;
+	default:
+		sect = 0;
+	}
+	return fnv_cm_charge(m->c_cmd[t], m->c_sect[t], sect);
+}
+
+/* Our data, if @q uses fairnvme (callers hold q->queue_lock). */
+static inline struct fnv_data *fnv_q_data(struct request_queue *q)
+{
+	struct elevator_queue *e = q->elevator;
+
+	return e && e->type == &fnv_elevator ? e->elevator_data : NULL;
+}
+
+static inline u64 fnv_tenant_cgid(struct fnv_tenant *tn)
+{
+	return cgroup_id(tn->pd.blkg->blkcg->css.cgroup);
+}
+
+static inline struct fnv_tenant *fnv_rq_tenant(struct request *rq)
+{
+	return rq->elv.priv[0];
+}
+
+/* Tenant of @bio on @q: its blkg's, else the root cgroup's. */
+static inline struct fnv_tenant *fnv_bio_tenant(struct request_queue *q,
+						struct bio *bio)
+{
+	struct blkcg_gq *blkg = bio ? bio->bi_blkg : NULL;
+	struct blkg_policy_data *pd = NULL;
+
+	if (blkg && blkg->q == q)
+		pd = blkg_to_pd(blkg, &fnv_policy);
+	if (!pd && q->root_blkg)
+		pd = blkg_to_pd(q->root_blkg, &fnv_policy);
+	return pd_to_tenant(pd);
+}
+
+static inline u64 fnv_rq_cost(struct fnv_data *fd,
+			      struct fnv_tenant *tn, struct request *rq)
+{
+	if (READ_ONCE(fd->cost_model) == FNV_COST_BYTES || !tn)
+		return (u64)blk_rq_bytes(rq) + READ_ONCE(fd->req_cost_bytes);
+	return READ_ONCE(tn->ctl.cost[op_is_write(req_op(rq)) ? 1 : 0]);
+}
+
+/* B_total in the units of the cost model; fd->lock or sysfs_lock held */
+static inline u64 fnv_cycle_budget(struct fnv_data *fd)
+{
+	if (fd->cost_model == FNV_COST_BYTES)
+		return (u64)fd->budget_kib << 10;
+	return (u64)fd->budget_us * NSEC_PER_USEC;
+}
+
+#endif /* _FAIRNVME_H */
