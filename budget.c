@@ -38,7 +38,7 @@
 #include <linux/minmax.h>
 #include <fairnvme/budget.h>
 
-u32 fnv_weight_clamp(u32 weight)
+u32 fnv_sched_weight_clamp(u32 weight)
 {
 	if (weight < FNV_WEIGHT_MIN)
 		return FNV_WEIGHT_MIN;
@@ -69,13 +69,13 @@ void fnv_flow_init(struct fnv_flow *f, u32 weight)
 	INIT_LIST_HEAD(&f->wnode);
 	f->budget = 0;
 	f->vtime = 0;
-	f->weight = fnv_weight_clamp(weight);
+	f->weight = fnv_sched_weight_clamp(weight);
 	f->new_weight = f->weight;
 	f->cycle = 0;
 	f->backlogged = false;
 }
 
-u64 fnv_quantum(u64 cycle_budget, u32 weight, u64 cycle_weight)
+u64 fnv_sched_quantum(u64 cycle_budget, u32 weight, u64 cycle_weight)
 {
 	u64 q;
 
@@ -89,7 +89,7 @@ u64 fnv_quantum(u64 cycle_budget, u32 weight, u64 cycle_weight)
 /* Give @f its quantum for the current cycle, picking up a new weight. */
 static void fnv_flow_refill(struct fnv_sched *s, struct fnv_flow *f)
 {
-	u32 w = fnv_weight_clamp(READ_ONCE(f->new_weight));
+	u32 w = fnv_sched_weight_clamp(READ_ONCE(f->new_weight));
 
 	if (w != f->weight) {
 		s->backlog_weight = s->backlog_weight - f->weight + w;
@@ -102,7 +102,7 @@ static void fnv_flow_refill(struct fnv_sched *s, struct fnv_flow *f)
 	/* Unspent budget does not carry over: no hoarding across cycles. */
 	if (f->budget > 0)
 		f->budget = 0;
-	f->budget += fnv_quantum(s->cycle_budget, w,
+	f->budget += fnv_sched_quantum(s->cycle_budget, w,
 				 max(s->cycle_weight, s->backlog_weight));
 	f->cycle = s->cycle;
 	if (s->refilled)

@@ -276,7 +276,7 @@ static u64 fnv_prfill_stat(struct seq_file *sf, struct blkg_policy_data *pd,
 	}
 	c = READ_ONCE(tn->d2.cls);
 	seq_printf(sf, "%s state=%s weight=%u eff_weight=%u sched_weight=%u budget=%lld comp_budget=%llu lat_us=%llu head_us=%llu dev_us=%llu thresh_min_us=%llu thresh_cur_us=%llu thresh_max_us=%llu rcost_us=%llu wcost_us=%llu wratio=%u",
-		   dname, fnv_state_name(tn->ctl.state),
+		   dname, fnv_ctl_state_name(tn->ctl.state),
 		   READ_ONCE(tn->cfg_weight), tn->eff_weight,
 		   READ_ONCE(tn->flow.weight), READ_ONCE(tn->flow.budget),
 		   tn->eq5_budget, div_u64(tn->ctl.lat, NSEC_PER_USEC),

@@ -79,17 +79,17 @@ static void fnv_compensate(struct fnv_data *fd, u64 b_total)
 
 		req = READ_ONCE(tn->nr_queued) + atomic_read(&tn->inflight);
 		req = clamp(req, 1U, cap);
-		tn->eq5_x = fnv_eq5_x(tn->eff_weight,
-				      fnv_demand_us(req, tn->ctl.ratio_w,
-						    tn->ctl.cost));
-		sum = fnv_eq5_add(sum, tn->eq5_x);
+		tn->eq5_x = fnv_ctl_eq5_x(tn->eff_weight,
+					  fnv_ctl_demand_us(req, tn->ctl.ratio_w,
+							    tn->ctl.cost));
+		sum = fnv_ctl_eq5_add(sum, tn->eq5_x);
 		wsum += tn->eff_weight;
 		n++;
 	}
 	list_for_each_entry(tn, &fd->active, active_node) {
 		u64 budget, floor, w;
 
-		budget = fnv_eq5_budget(b_total, tn->eq5_x, sum, n);
+		budget = fnv_ctl_eq5_budget(b_total, tn->eq5_x, sum, n);
 		floor = fd->cost_model == FNV_COST_BYTES ?
 			4096 + READ_ONCE(fd->req_cost_bytes) :
 			max(tn->ctl.cost[0], tn->ctl.cost[1]);

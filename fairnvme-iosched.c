@@ -4,37 +4,196 @@
  *
  * A tenant is a cgroup on one device: the blkcg policy data of the blkg a
  * request's bio belongs to (requests without one go to the root cgroup's
- * tenant). Each tenant queues its requests in arrival order. Which tenant is
- * served next is decided by one of two policies (iosched/wrr_mode):
+ * tenant). Tenants with I/O waiting share the device in proportion to
+ * their weights, whatever their queue depths, and the device never idles
+ * while a tenant has a request queued. Weights come from io.fairnvme.weight
+ * (blkio.fairnvme.weight on cgroup v1) with the syntax of io.weight: 1 to
+ * 10000, default 100, flat across the hierarchy. Tunables are in
+ * /sys/block/<dev>/queue/iosched/; Documentation/fairnvme.rst has them all.
  *
- * - soft (default): D2FQ (d2fq.c). A tenant's virtual time, bytes completed
- *   over weight, against the sloppy global virtual time picks the NVMe
- *   arbitration class of its next request; a software weighted round robin
- *   over the classes, with a dynamic high/low weight ratio, dispatches.
- * - off: budget cycles (budget.c). Every cycle hands out a budget of cost
- *   units (learned device time, or bytes) in proportion to the weights of
- *   the backlogged tenants; a tenant that spent its budget waits until all
- *   others spent theirs.
+ * 1. Cost
  *
- * Under both, the FairNVMe controller (state.c, run from a periodic worker)
- * moves each tenant's effective weight according to its latency state.
+ * Shares are shares of cost. With cost_model=time (the default) a request
+ * costs the device time it takes, per operation type (read, write),
+ * learned online rather than configured. One request in four of each
+ * tenant is sampled; its service time runs from the device's previous
+ * completion, or its own dispatch if later, to its completion: what it
+ * cost the device, not how long it queued there (on a device that serves
+ * many requests at once, its time over the parallelism).
  *
- * A scheduler's order only decides service if the device does not hold most
- * of the requests itself: an NVMe queue accepts ~1000 commands and serves
- * them as it likes. Dispatch therefore stops at a depth of requests at the
- * device and resumes from the completion path. The depth adapts, between 1
- * and max_inflight, so that the device time of a request stays within a
- * few times what the device takes for a request alone (dev_target_us).
+ * - wrr_mode=soft (cost.c): each control period, a tenant's mean size and
+ *   mean service time per type is one point, weighted by its count, in
+ *   sums that lose a quarter per period (a half-life of 2.4 periods); a
+ *   least-squares line through them gives a cost per command and a cost
+ *   per sector, neither negative: blk-iocost's linear model, measured. The
+ *   unit is a 4 KiB read, charged its 8 sectors, so a device whose time
+ *   goes with bytes is shared by bytes. A type with fewer than 16 samples
+ *   is charged as the other type, with neither by its size; discards and
+ *   write zeroes cost one write command.
+ * - wrr_mode=off (state.c): the tenant's own moving average of service
+ *   time per type (rcost_us and wcost_us in io.fairnvme.stat).
  *
- * Weights come from the cgroup file io.fairnvme.weight (blkio.fairnvme.weight
- * on cgroup v1), with the syntax of io.weight. Tunables are in
- * /sys/block/<dev>/queue/iosched/; Documentation/fairnvme.rst describes them.
+ * With cost_model=bytes a request costs its size, plus req_cost_bytes
+ * (4096) under budget cycles.
  *
- * Locking: one spinlock per device (fnv_data.lock) covers the tenant queues
- * and the policy state. The completion path takes no lock: the in-flight
- * count, the virtual times and gvt are atomic, and the requests hold a
- * reference on their blkg, so a tenant outlives its cgroup until its last
- * request is freed.
+ * 2. Shares
+ *
+ * wrr_mode=soft (the default, d2fq.c) is D2FQ with its arbiter in
+ * software. A tenant's virtual time (vt) advances on completion by the
+ * request's charge over the tenant's effective weight (3.). The global
+ * virtual time (gvt) follows the smallest vt of the active tenants,
+ * sloppily: one 64-bit word holds gvt and the id of its holder; the holder
+ * raises it once more than tau_l / 16 ahead, any tenant below lowers it
+ * and takes it over, by cmpxchg on completion. A tenant is active while it
+ * has requests queued or in flight and for grace_us (1000) after; back, it
+ * restarts at gvt, or keeps a lead of at most tau_l. The root cgroup's
+ * tenant never holds gvt, and its lead stays under tau_l / 2.
+ *
+ * The gap vt - gvt picks the class of a tenant's next request (Eq. 1):
+ * high below tau_l / 2, medium below tau_l, low beyond. By default tau_l
+ * is the lead a tenant served at its fair rate covers in 50 ms: the
+ * device's learned bytes per second times 50 ms over the summed effective
+ * weight of the busy tenants (83886 bytes per unit of weight, 8 MiB at
+ * weight 100, until the rate is known). A weighted round robin over the
+ * classes, as an NVMe controller arbitrates its queues (HPW = H/L ratio,
+ * MPW = its integer square root, LPW = 1, wrr_burst (1) in a row), picks
+ * the class; its tenants take turns, and one whose queue ran empty keeps
+ * its turn (parked), as an empty submission queue does. Every hl_period_ms
+ * (1000) the H/L ratio is raised by Eq. 2 if the tenant furthest ahead
+ * leads gvt by more than tau_w = 2 tau_l, else set to the largest virtual
+ * slowdown (Eq. 3); it starts at 256 and stays within 3..256. Far-ahead
+ * rule: a tenant more than 2 tau_l ahead passes its turn while others
+ * have requests queued (WF2Q's eligibility); the last of a pick's three
+ * tries serves it anyway, so the device is never left idle.
+ *
+ * wrr_mode=off (budget.c) is FairNVMe's time budgets as deficit round
+ * robin: each cycle hands out B_total (budget_us, 10000 us; budget_kib,
+ * 2048, under bytes) in proportion to the scheduling weights. A tenant
+ * that spent its quantum waits until every backlogged tenant has spent
+ * its own; then all are refilled, and a debt (one cycle plus one request
+ * at most) carries over. A tenant that ran empty with budget left keeps
+ * the cycle open while it has requests in flight or completed one within
+ * grace_us; meanwhile the others are served on credit.
+ *
+ * Requests without elevator data pass straight through. Ahead of either
+ * policy go requeues and at-head insertions, then urgent requests
+ * (REQ_META, REQ_PRIO, REQ_SWAP: journal, metadata and swap, which any
+ * tenant may be waiting for), still charged to their tenant; after 8
+ * urgent requests in a row while others wait, a tenant gets a turn.
+ * Within a tenant, synchronous requests go before its writeback, with one
+ * asynchronous request after every 4 synchronous ones.
+ *
+ * 3. Control
+ *
+ * FairNVMe's state-driven controller (state.c) runs from a delayed work
+ * every ctl_period_ms (100) while the device has active tenants, and walks
+ * only those (a tenant leaves the walk after 10 idle periods; an idle
+ * device has no timer). A tenant's latency is by default its head latency:
+ * from the moment a request became its tenant's oldest to its completion,
+ * the wait before dispatch scaled by weight over the mean weight under
+ * soft and counted from the cycle's start at most under off
+ * (state_latency=queue: the paper's latency from insertion). A busy
+ * tenant is judged on at least 16 samples, pooled over up to 8 periods.
+ * Against thresh_min, its own adaptive thresh_cur (Eq. 3-4: k_u = 0.01
+ * up, k_d = 0.001 down) and thresh_max, it is idle, balanced, unbalanced
+ * or saturated. The thresholds follow the device: by default 5/4 and 8
+ * times a lone request's device time (dev_floor, smoothed), the paper's
+ * 600 and 3500 us until that is measured.
+ *
+ * The state moves a multiplier of the configured weight (Algorithm 1,
+ * beta = 0.5): idle -beta, balanced halfway back to 1, unbalanced +beta,
+ * saturated +2 beta, kept within 1/4..4; weight times multiplier is the
+ * effective weight. A backlogged tenant (a request queued behind another
+ * of its own in the period) keeps its weight: it already takes all its
+ * weight gives it. An unbalanced or saturated tenant asks for budget
+ * compensation: for the next 10 periods budget cycles use Eq. 5-7,
+ * B_total * W_i * D_i / sum(W_j * D_j), D_i the device time of its
+ * outstanding requests, never below the weight's share. The same worker
+ * updates the cost model, the depth (4.), tau_l and the thresholds, and
+ * runs D2FQ's period: gvt released by tenants idle past grace_us, the H/L
+ * ratio recomputed.
+ *
+ * 4. Depth
+ *
+ * The order chosen only decides service if the device does not hold most
+ * requests itself: an NVMe device takes hundreds of commands and serves
+ * them in its own order. Dispatch stops at a depth of requests at the
+ * device and resumes from the completion path. Each period the depth
+ * shrinks by a quarter if the mean device time of a request exceeded the
+ * target, grows by an eighth if it stayed under 3/4 of it while the depth
+ * held requests back, between 1 and max_inflight (32). The target is
+ * dev_target_us, by default twice dev_floor, the learned device time of a
+ * request sent alone: a request waits behind about one other. The depth
+ * starts at 1 to measure it and, with auto, stays at 2 or more while it
+ * holds requests back (0 fixes the depth at max_inflight). Under soft the
+ * first request of a tenant back in the high class with nothing queued
+ * or in flight may pass the depth, up to twice it, one tenant at a time
+ * (the lone-tenant exception). Requests that bypassed the elevator (on 6.1,
+ * FUA writes) get room beside the depth, estimated each period from their
+ * completions (Little's law). For grace_us after a synchronous tenant's
+ * last completion, tenants ahead of it in vt dispatch only below a quarter
+ * of the depth. Asynchronous requests may take 3/4 of the scheduler tags;
+ * once 3/4 of nr_requests are in use, a tenant over its weight's share of
+ * them (8 at least; the root cgroup's aside) gets only the first eighth
+ * of each tag word. Writeback throttling is off while fairnvme is used.
+ *
+ * 5. Monitoring
+ *
+ * io.fairnvme.stat has a line per device: state, configured, effective and
+ * scheduling weights, budget, compensated budget, latencies, thresholds,
+ * learned costs, write ratio, D2FQ class, vt gap and dispatches per class.
+ * Tracepoints: fairnvme_dispatch (each dispatch), fairnvme_state (state
+ * changes), fairnvme_refill (budget refills), fairnvme_hl (H/L changes);
+ * blktrace shows inserts and dispatches. The scheduler's state is in
+ * debugfs, /sys/kernel/debug/block/<dev>/sched/ (fairnvme-debugfs.c):
+ * hl_ratio, gvt, inflight, depth, dev_floor_us, tau_l_eff_bytes,
+ * thresh_{min,max}_eff_us, cost_learned, tenants, and tenant_dump, a line
+ * per tenant the control period walks. queue/iosched has the tunables
+ * only, made from one table (include/fairnvme/tunables-table.h).
+ *
+ * The module's files: this one, the elevator (insertion, dispatch,
+ * completion, merges, init and exit); fairnvme-ctl.c, the control period
+ * (3., 4.); fairnvme-sysfs.c, the tunables; fairnvme-debugfs.c;
+ * fairnvme-cgroup.c, the blkcg policy and its cgroup files; fairnvme.h,
+ * what they share. The policy cores, free of blk-mq types and also built
+ * into the user-space unit tests, each with its prefix: cost.c (fnv_cm_),
+ * budget.c (fnv_sched_, fnv_flow_), state.c (fnv_ctl_), d2fq.c (d2fq_).
+ *
+ * Locking and lifetime: one spinlock per device, fd->lock, covers the
+ * tenant queues, both policies and the controller state. It nests inside
+ * q->queue_lock (pd_offline) and is taken with interrupts off everywhere.
+ * The completion path takes no lock: in-flight counts, virtual times and
+ * period sums are atomic, gvt a cmpxchg'd word. Every list a tenant sits
+ * on holds a blkg reference (queued requests one each; class lists, parked
+ * or not, the cycles' waiting list and the worker's active list their
+ * own), so a removed cgroup's tenant lives until its last request is
+ * freed, and is then freed after an RCU grace period.
+ *
+ * References:
+ *
+ * [FairNVMe] Z. Huang, Y. Zhu, X. Kuang, Y. Tan, H. Tan, K. Li.
+ *   State-driven fairness control for efficient I/O queue scheduling in
+ *   NVMe virtualization. Future Generation Computer Systems, 2025,
+ *   doi:10.1016/j.future.2025.107902. Used: 2.2 (slowdown fairness,
+ *   Eq. 1-2, in the tests), 3.2 (states, Eq. 3-4), 3.3 (Algorithm 1),
+ *   3.4 (budget compensation, Eq. 5-7).
+ * [D2FQ] J. Woo, M. Ahn, G. Lee, J. Jeong. D2FQ: Device-Direct Fair
+ *   Queueing for NVMe SSDs. 19th USENIX Conference on File and Storage
+ *   Technologies (FAST '21), 2021. Used: 2.3 (NVMe WRR), 3.1 (classes,
+ *   Eq. 1), 3.2 (H/L ratio, Eq. 2-3), 3.3 (tau_m = tau_l / 2), 3.4 (gvt,
+ *   Fig. 9), 3.5 (grace period).
+ * [TABS] J. Kim, D. Kim, Y. Won. Fair I/O Scheduler for Alleviating
+ *   Read/Write Interference by Forced Unit Access in Flash Memory.
+ *   HotStorage '22, ACM, 2022. To come: 4.2 (two-phase FUA throttling,
+ *   Eq. 1), 4.3 (software feedback).
+ * [LPNS] B. Peng, C. Guo, J. Yao, H. Guan. LPNS: Scalable and
+ *   Latency-Predictable Local Storage Virtualization for Unpredictable
+ *   NVMe SSDs in Clouds. USENIX ATC '23, 2023. To come: 4.3 (command
+ *   throttling, network-calculus bound), 4.4.
+ * [GoFair] J. Li, Y. Xie, D. Feng, H. Zhang. GoFair: Global-Oriented
+ *   Fairness Framework for Shared NVMe SSDs (venue and year not in our
+ *   copy). To come: IV.B (slowdown estimation), IV.E (slowdown-aware
+ *   suspending); its fairness metrics (V.B) are used in the tests.
  */
 #include "fairnvme.h"
 
@@ -1104,22 +1263,11 @@ static int fnv_init_sched(struct request_queue *q, struct elevator_type *e)
 	INIT_LIST_HEAD(&fd->urgent);
 	INIT_LIST_HEAD(&fd->bypass);
 	atomic_set(&fd->inflight, 0);
-	fd->max_inflight = FNV_MAX_INFLIGHT_DEF;
-	fd->depth = 1;			/* auto: measure dev_floor first */
-	fd->dev_target_us = FNV_DEV_TARGET_AUTO;
-	fd->req_cost_bytes = FNV_REQ_COST_DEF;
-	fd->budget_kib = FNV_BUDGET_KIB_DEF;
-	fd->grace_us = FNV_GRACE_US_DEF;
-	fd->budget_us = FNV_BUDGET_US_DEF;
-	fd->cost_model = FNV_COST_TIME;
-	fd->ctl_period_ms = FNV_PERIOD_MS_DEF;
 	fd->ctl = fnv_ctl_defaults;
-	fd->wrr_mode = FNV_WRR_SOFT;
+	fnv_tunables_init(fd);
+	fd->depth = 1;			/* auto: measure dev_floor first */
 	fd->tau_l_bytes = FNV_TAU_L_DEF;
-	fd->tau_l_cfg = FNV_TAU_AUTO;
 	fd->rate_at = ktime_get_ns();
-	fd->hl_period_ms = FNV_HL_PERIOD_MS_DEF;
-	fd->wrr_burst = 1;
 	/* the paper starts at the largest ratio */
 	d2fq_arb_init(&fd->arb, D2FQ_HL_MAX, fd->wrr_burst);
 	fd->arb.hold = fnv_d2fq_hold;
@@ -1215,6 +1363,9 @@ struct elevator_type fnv_elevator = {
 		.exit_sched		= fnv_exit_sched,
 	},
 	.elevator_attrs = fnv_attrs,
+#ifdef CONFIG_BLK_DEBUG_FS
+	.queue_debugfs_attrs = fnv_debugfs_attrs,
+#endif
 	.elevator_name = "fairnvme",
 	.elevator_owner = THIS_MODULE,
 };

@@ -31,26 +31,20 @@
 #include "blk-mq-sched.h"
 #include "blk-cgroup.h"
 #include "blk-wbt.h"
+#include "blk-mq-debugfs.h"
 
 #include <fairnvme/budget.h>
 #include <fairnvme/state.h>
 #include <fairnvme/d2fq.h>
 #include <fairnvme/cost.h>
 #include <fairnvme/compat.h>
+#include <fairnvme/tunables.h>
 
-/* Defaults and ranges of the iosched tunables. */
-#define FNV_MAX_INFLIGHT_DEF	32
-#define FNV_MAX_INFLIGHT_MAX	4096
-#define FNV_REQ_COST_DEF	4096
-#define FNV_REQ_COST_MAX	1048576
-#define FNV_BUDGET_KIB_DEF	2048
-#define FNV_BUDGET_KIB_MIN	64
-#define FNV_BUDGET_KIB_MAX	1048576
+/* The depth, the controller and D2FQ (the tunables: <fairnvme/tunables.h>) */
 /*
  * dev_target_us: "auto" (FNV_DEPTH_MULT times the device time of a request
  * sent alone), or a number of us
  */
-#define FNV_DEV_TARGET_AUTO	U32_MAX
 #define FNV_DEPTH_MULT		2
 /*
  * The least depth while requests wait: with one request at the device, the
@@ -63,33 +57,17 @@
 #define FNV_DEV1_MASK		(FNV_DEV1_ONE - 1)
 /* lone requests a period needs before its mean may lower the floor */
 #define FNV_DEV1_MIN_NR		4
-#define FNV_DEV_TARGET_US_MAX	10000000
-#define FNV_GRACE_US_DEF	1000
-#define FNV_GRACE_US_MAX	1000000
-#define FNV_BUDGET_US_DEF	10000
-#define FNV_BUDGET_US_MIN	100
-#define FNV_BUDGET_US_MAX	1000000
 #define FNV_THRESH_MIN_US_DEF	600
 #define FNV_THRESH_MAX_US_DEF	3500
-#define FNV_THRESH_US_MAX	10000000
 /*
  * thresh_*_us = auto: multiples of the device's time for one request alone
  * (dev_floor, smoothed: fnv_auto_thresh()), in 1/4: idle below 5/4 of it,
  * saturated from 8 times it. On the emulated NVMe (about 450 us alone)
  * that is the paper's 600 and 3500 us.
  */
-#define FNV_THRESH_AUTO		0U
 #define FNV_THRESH_MIN_Q	5
 #define FNV_THRESH_MAX_Q	32
 #define FNV_THRESH_AUTO_MIN_NS	(20 * NSEC_PER_USEC)
-#define FNV_KU_PPM_DEF		10000
-#define FNV_KD_PPM_DEF		1000
-#define FNV_PPM_MAX		1000000
-#define FNV_BETA_DEF		500
-#define FNV_BETA_MAX		3000
-#define FNV_PERIOD_MS_DEF	100
-#define FNV_PERIOD_MS_MIN	10
-#define FNV_PERIOD_MS_MAX	10000
 /* D2FQ: tau_l per unit of weight, 8 MiB at the default weight 100 */
 #define FNV_TAU_L_DEF		(8388608 / FNV_WEIGHT_DEFAULT)
 /*
@@ -97,14 +75,7 @@
  * its fair rate covers in FNV_TAU_L_MS: the device's measured bytes per
  * second times FNV_TAU_L_MS, over the summed weight of the busy tenants.
  */
-#define FNV_TAU_AUTO		0U
 #define FNV_TAU_L_MS		50
-#define FNV_TAU_L_MIN		512
-#define FNV_TAU_L_MAX		1073741824U
-#define FNV_HL_PERIOD_MS_DEF	1000
-#define FNV_HL_PERIOD_MS_MIN	100
-#define FNV_HL_PERIOD_MS_MAX	60000
-#define FNV_WRR_BURST_MAX	256
 /* Cost of a request before its tenant's costs are learned */
 #define FNV_COST_DEF_NS		(100 * NSEC_PER_USEC)
 /* Requests served before the tenants' (fnv_urgent_next()) */
@@ -309,6 +280,10 @@ void fnv_auto_thresh(struct fnv_data *fd, bool period);
 
 /* fairnvme-sysfs.c */
 int fnv_parse_u32(const char *page, u32 min, u32 max, u32 *val);
+void fnv_tunables_init(struct fnv_data *fd);
+
+/* fairnvme-debugfs.c */
+extern const struct blk_mq_debugfs_attr fnv_debugfs_attrs[];
 
 static inline struct fnv_tenant *pd_to_tenant(struct blkg_policy_data *pd)
 {

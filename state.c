@@ -83,7 +83,7 @@ static const char * const fnv_state_names[FNV_NR_STATES] = {
 	[FNV_SATURATED] = "saturated",
 };
 
-const char *fnv_state_name(enum fnv_state s)
+const char *fnv_ctl_state_name(enum fnv_state s)
 {
 	return s < FNV_NR_STATES ? fnv_state_names[s] : "?";
 }
@@ -121,8 +121,8 @@ static void fnv_sample_add(struct fnv_sample *a, const struct fnv_sample *s)
 	a->queued = s->queued;
 }
 
-enum fnv_state fnv_classify(u64 lat, u64 thresh_min, u64 thresh_cur,
-			    u64 thresh_max)
+enum fnv_state fnv_ctl_classify(u64 lat, u64 thresh_min, u64 thresh_cur,
+				u64 thresh_max)
 {
 	if (lat < thresh_min)
 		return FNV_IDLE;
@@ -153,7 +153,7 @@ static u64 fnv_pow_q32(u32 k_ppm, u64 n)
  * monotonically toward it, so k (Eq. 4) is the same for all n steps and
  * Thresh_n = lat + (Thresh_0 - lat) * (1 - k)^n.
  */
-u64 fnv_thresh_ewma(u64 thresh, u64 lat, u64 n, u32 ku_ppm, u32 kd_ppm)
+u64 fnv_ctl_thresh_ewma(u64 thresh, u64 lat, u64 n, u32 ku_ppm, u32 kd_ppm)
 {
 	u32 k = lat > thresh ? ku_ppm : kd_ppm;
 	u64 f;
@@ -228,8 +228,8 @@ bool fnv_ctl_period(struct fnv_ctl *c, const struct fnv_sample *period,
 		}
 		if (p->signal == FNV_LAT_QUEUE) {
 			lat = c->lat;
-			state = fnv_classify(lat, p->thresh_min, c->thresh_cur,
-					     p->thresh_max);
+			state = fnv_ctl_classify(lat, p->thresh_min, c->thresh_cur,
+						 p->thresh_max);
 		} else {
 			/*
 			 * Idle is about what the tenant itself waited: scaled
@@ -238,8 +238,8 @@ bool fnv_ctl_period(struct fnv_ctl *c, const struct fnv_sample *period,
 			 */
 			lat = max(c->head, p->thresh_min);
 			state = head < p->thresh_min ? FNV_IDLE :
-				fnv_classify(lat, p->thresh_min,
-					     c->thresh_cur, p->thresh_max);
+				fnv_ctl_classify(lat, p->thresh_min,
+						 c->thresh_cur, p->thresh_max);
 		}
 	}
 
@@ -247,16 +247,16 @@ bool fnv_ctl_period(struct fnv_ctl *c, const struct fnv_sample *period,
 	case FNV_IDLE:
 		c->mult = c->mult > FNV_MULT_MIN + p->beta ?
 			  c->mult - p->beta : FNV_MULT_MIN;
-		c->thresh_cur = fnv_thresh_ewma(c->thresh_cur, lat, smp->nr,
-						p->ku_ppm, p->kd_ppm);
+		c->thresh_cur = fnv_ctl_thresh_ewma(c->thresh_cur, lat, smp->nr,
+						    p->ku_ppm, p->kd_ppm);
 		break;
 	case FNV_BALANCED:
 		if (c->mult > FNV_MULT_ONE)
 			c->mult -= (c->mult - FNV_MULT_ONE + 1) / 2;
 		else
 			c->mult += (FNV_MULT_ONE - c->mult + 1) / 2;
-		c->thresh_cur = fnv_thresh_ewma(c->thresh_cur, lat, smp->nr,
-						p->ku_ppm, p->kd_ppm);
+		c->thresh_cur = fnv_ctl_thresh_ewma(c->thresh_cur, lat, smp->nr,
+						    p->ku_ppm, p->kd_ppm);
 		break;
 	case FNV_UNBALANCED:
 		c->mult += p->beta;
@@ -292,7 +292,7 @@ u32 fnv_ctl_weight(const struct fnv_ctl *c, u32 weight)
 }
 
 /* Eq. 6-7, summed: Req * ((1 - Ratio_w) * Time_r + Ratio_w * Time_w), us */
-u64 fnv_demand_us(u64 req, u32 ratio_w, const u64 cost[2])
+u64 fnv_ctl_demand_us(u64 req, u32 ratio_w, const u64 cost[2])
 {
 	u64 tr = cost[0] < 1000000000 ? cost[0] : 1000000000;
 	u64 tw = cost[1] < 1000000000 ? cost[1] : 1000000000;
@@ -306,7 +306,7 @@ u64 fnv_demand_us(u64 req, u32 ratio_w, const u64 cost[2])
 			 1000000);
 }
 
-u64 fnv_eq5_x(u32 weight, u64 demand_us)
+u64 fnv_ctl_eq5_x(u32 weight, u64 demand_us)
 {
 	/* weight < 2^21, demand < 10^15: a few tenants' sum fits 2^64 */
 	if (demand_us > 1000000000000000ULL)
@@ -314,12 +314,12 @@ u64 fnv_eq5_x(u32 weight, u64 demand_us)
 	return (u64)weight * demand_us;
 }
 
-u64 fnv_eq5_add(u64 sum, u64 x)
+u64 fnv_ctl_eq5_add(u64 sum, u64 x)
 {
 	return sum + x < sum ? U64_MAX : sum + x;
 }
 
-u64 fnv_eq5_budget(u64 b_total, u64 x, u64 sum, u32 n)
+u64 fnv_ctl_eq5_budget(u64 b_total, u64 x, u64 sum, u32 n)
 {
 	if (!sum)
 		return n ? div64_u64(b_total, n) : 0;

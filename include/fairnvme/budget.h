@@ -68,7 +68,7 @@ struct fnv_sched {
 
 void fnv_sched_init(struct fnv_sched *s, u64 cycle_budget);
 void fnv_flow_init(struct fnv_flow *f, u32 weight);
-u32 fnv_weight_clamp(u32 weight);
+u32 fnv_sched_weight_clamp(u32 weight);
 
 /* @f got its first queued request. */
 void fnv_flow_activate(struct fnv_sched *s, struct fnv_flow *f);
@@ -85,6 +85,6 @@ struct fnv_flow *fnv_sched_pick(struct fnv_sched *s);
  */
 void fnv_sched_charge(struct fnv_sched *s, struct fnv_flow *f, u64 cost);
 /* Quantum of a flow of @weight in a cycle shared by @cycle_weight. */
-u64 fnv_quantum(u64 cycle_budget, u32 weight, u64 cycle_weight);
+u64 fnv_sched_quantum(u64 cycle_budget, u32 weight, u64 cycle_weight);
 
 #endif /* _FAIRNVME_BUDGET_H */

@@ -90,10 +90,10 @@ struct fnv_ctl {
 
 void fnv_ctl_init(struct fnv_ctl *c, const struct fnv_ctl_params *p,
 		  u64 default_cost);
-enum fnv_state fnv_classify(u64 lat, u64 thresh_min, u64 thresh_cur,
-			    u64 thresh_max);
+enum fnv_state fnv_ctl_classify(u64 lat, u64 thresh_min, u64 thresh_cur,
+				u64 thresh_max);
 /* Eq. 3-4 applied to @n samples of latency @lat. */
-u64 fnv_thresh_ewma(u64 thresh, u64 lat, u64 n, u32 ku_ppm, u32 kd_ppm);
+u64 fnv_ctl_thresh_ewma(u64 thresh, u64 lat, u64 n, u32 ku_ppm, u32 kd_ppm);
 /*
  * One control period (Algorithm 1): classify, move the weight multiplier
  * and Thresh_cur, learn the per-type costs. Returns true when the tenant
@@ -109,16 +109,16 @@ u32 fnv_ctl_weight(const struct fnv_ctl *c, u32 weight);
  * Eq. 6-7: device time the tenant's @req requests cost at its write ratio
  * and per-type costs, in us (so that Eq. 5's products fit in 64 bits).
  */
-u64 fnv_demand_us(u64 req, u32 ratio_w, const u64 cost[2]);
+u64 fnv_ctl_demand_us(u64 req, u32 ratio_w, const u64 cost[2]);
 /*
  * Eq. 5: Budget_i = W_i * D_i / sum_j W_j * D_j * B_total. The kernel runs
- * it in two passes over a device's tenants: x_i = fnv_eq5_x(W_i, D_i),
- * summed with fnv_eq5_add(), then fnv_eq5_budget(B_total, x_i, sum).
+ * it in two passes over a device's tenants: x_i = fnv_ctl_eq5_x(W_i, D_i),
+ * summed with fnv_ctl_eq5_add(), then fnv_ctl_eq5_budget(B_total, x_i, sum).
  */
-u64 fnv_eq5_x(u32 weight, u64 demand_us);
-u64 fnv_eq5_add(u64 sum, u64 x);
-u64 fnv_eq5_budget(u64 b_total, u64 x, u64 sum, u32 n);
+u64 fnv_ctl_eq5_x(u32 weight, u64 demand_us);
+u64 fnv_ctl_eq5_add(u64 sum, u64 x);
+u64 fnv_ctl_eq5_budget(u64 b_total, u64 x, u64 sum, u32 n);
 
-const char *fnv_state_name(enum fnv_state s);
+const char *fnv_ctl_state_name(enum fnv_state s);
 
 #endif /* _FAIRNVME_STATE_H */

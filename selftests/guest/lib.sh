@@ -637,13 +637,19 @@ tenants_total_iops() {
 	echo "$sum"
 }
 
-# depth_watch_start DEV / depth_watch_stop : sample iosched/depth and
+# fnv_dbg DEV FILE : fairnvme's state FILE (gvt, depth, ...) from blk-mq's
+# debugfs directory of DEV
+fnv_dbg() {
+	cat "/sys/kernel/debug/block/$(_blkname "$1")/sched/$2"
+}
+
+# depth_watch_start DEV / depth_watch_stop : sample debugfs's depth and
 # dev_floor_us once a second in the background; stop prints the samples
 # as DEPTH/FLOOR_US
 depth_watch_start() {
 	(
 		while :; do
-			echo "$(cat "/sys/block/$1/queue/iosched/depth" 2>/dev/null || echo -)/$(cat "/sys/block/$1/queue/iosched/dev_floor_us" 2>/dev/null || echo -)"
+			echo "$(fnv_dbg "$1" depth 2>/dev/null || echo -)/$(fnv_dbg "$1" dev_floor_us 2>/dev/null || echo -)"
 			sleep 1
 		done
 	) >"$FNV_WORK/depth.log" &

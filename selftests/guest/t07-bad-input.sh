@@ -6,13 +6,14 @@
 # is accepted (so that the rejections are not just a read-only file).
 . /tests/lib.sh
 
-tap_plan 115
+tap_plan 116
 fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_dev) || tap_fail_rest "no nvme device"
 # a fresh instance, with every tunable at its default
 set_sched "$dev" none
 check "select fairnvme on $dev" set_sched "$dev" fairnvme
 io=/sys/block/$dev/queue/iosched
+dbg=/sys/kernel/debug/block/$dev/sched
 majmin=$(cat /sys/block/"$dev"/dev)
 
 # iosched tunables: bad values
@@ -75,18 +76,21 @@ done
 for v in 0 257 -1; do
 	expect_einval "$io/wrr_burst" "$v"
 done
-check "read-only hl_ratio and gvt refuse writes" sh -c \
-	"! (echo 5 >$io/hl_ratio) 2>/dev/null && ! (echo 5 >$io/gvt) 2>/dev/null && [ \$(cat $io/hl_ratio) -ge 3 ] && [ \$(cat $io/hl_ratio) -le 256 ]"
-check "read-only dev_floor_us refuses writes and keeps its value" sh -c \
-	"v=\$(cat $io/dev_floor_us) && ! (echo 5 >$io/dev_floor_us) 2>/dev/null && [ \"\$(cat $io/dev_floor_us)\" = \"\$v\" ]"
+# queue/iosched has the tunables only, the state is in debugfs
+TUNABLES="beta_permille budget_kib budget_us ctl_period_ms cost_model dev_target_us grace_us hl_period_ms kd_ppm ku_ppm max_inflight req_cost_bytes state_latency tau_l_bytes thresh_max_us thresh_min_us wrr_burst wrr_mode"
+check "iosched holds the 18 tunables, nothing else" test "$(ls "$io" | sort | tr '\n' ' ')" = "$(echo $TUNABLES | tr ' ' '\n' | sort | tr '\n' ' ')"
+check "debugfs hl_ratio and gvt refuse writes, hl_ratio in 3..256" sh -c \
+	"! (echo 5 >$dbg/hl_ratio) 2>/dev/null && ! (echo 5 >$dbg/gvt) 2>/dev/null && [ \$(cat $dbg/hl_ratio) -ge 3 ] && [ \$(cat $dbg/hl_ratio) -le 256 ]"
+check "debugfs dev_floor_us refuses writes and keeps its value" sh -c \
+	"v=\$(cat $dbg/dev_floor_us) && ! (echo 5 >$dbg/dev_floor_us) 2>/dev/null && [ \"\$(cat $dbg/dev_floor_us)\" = \"\$v\" ]"
 check "wrr_mode accepts off and soft" sh -c \
 	"echo off >$io/wrr_mode && grep -qx 'soft \[off\]' $io/wrr_mode && echo soft >$io/wrr_mode && grep -qx '\[soft\] off' $io/wrr_mode"
 check "state_latency defaults to head, accepts queue and head" sh -c \
 	"grep -qx '\[head\] queue' $io/state_latency && echo queue >$io/state_latency && grep -qx 'head \[queue\]' $io/state_latency && echo head >$io/state_latency && grep -qx '\[head\] queue' $io/state_latency"
 check "tau_l_bytes defaults to auto, accepts 512 (then in force) and auto" sh -c \
-	"grep -qx auto $io/tau_l_bytes && echo 512 >$io/tau_l_bytes && grep -qx 512 $io/tau_l_bytes && grep -qx 512 $io/tau_l_eff_bytes && echo auto >$io/tau_l_bytes && grep -qx auto $io/tau_l_bytes"
-check "read-only tau_l_eff_bytes refuses writes and keeps its value" sh -c \
-	"v=\$(cat $io/tau_l_eff_bytes) && ! (echo 5 >$io/tau_l_eff_bytes) 2>/dev/null && [ \"\$(cat $io/tau_l_eff_bytes)\" = \"\$v\" ]"
+	"grep -qx auto $io/tau_l_bytes && echo 512 >$io/tau_l_bytes && grep -qx 512 $io/tau_l_bytes && grep -qx 512 $dbg/tau_l_eff_bytes && echo auto >$io/tau_l_bytes && grep -qx auto $io/tau_l_bytes"
+check "debugfs tau_l_eff_bytes refuses writes and keeps its value" sh -c \
+	"v=\$(cat $dbg/tau_l_eff_bytes) && ! (echo 5 >$dbg/tau_l_eff_bytes) 2>/dev/null && [ \"\$(cat $dbg/tau_l_eff_bytes)\" = \"\$v\" ]"
 check "dev_target_us defaults to auto, accepts 600, 0 and auto" sh -c \
 	"grep -qx auto $io/dev_target_us && echo 600 >$io/dev_target_us && grep -qx 600 $io/dev_target_us && echo 0 >$io/dev_target_us && grep -qx 0 $io/dev_target_us && echo auto >$io/dev_target_us && grep -qx auto $io/dev_target_us"
 check "max_inflight accepts 64" sh -c "echo 64 >$io/max_inflight && grep -qx 64 $io/max_inflight"
@@ -95,9 +99,9 @@ check "budget_kib accepts 4096" sh -c "echo 4096 >$io/budget_kib && grep -qx 409
 check "cost_model accepts bytes and time" sh -c \
 	"echo bytes >$io/cost_model && grep -qx 'time \[bytes\]' $io/cost_model && echo time >$io/cost_model && grep -qx '\[time\] bytes' $io/cost_model"
 check "thresholds move within each other's bounds" sh -c \
-	"echo 5000 >$io/thresh_max_us && echo 4000 >$io/thresh_min_us && grep -qx 4000 $io/thresh_min_us && grep -qx 4000 $io/thresh_min_eff_us && echo 600 >$io/thresh_min_us && echo 3500 >$io/thresh_max_us"
+	"echo 5000 >$io/thresh_max_us && echo 4000 >$io/thresh_min_us && grep -qx 4000 $io/thresh_min_us && grep -qx 4000 $dbg/thresh_min_eff_us && echo 600 >$io/thresh_min_us && echo 3500 >$io/thresh_max_us"
 check "thresholds go back to auto, values in force readable" sh -c \
-	"echo auto >$io/thresh_min_us && echo auto >$io/thresh_max_us && grep -qx auto $io/thresh_min_us && grep -qx auto $io/thresh_max_us && [ \$(cat $io/thresh_min_eff_us) -ge 20 ] && [ \$(cat $io/thresh_max_eff_us) -gt \$(cat $io/thresh_min_eff_us) ]"
+	"echo auto >$io/thresh_min_us && echo auto >$io/thresh_max_us && grep -qx auto $io/thresh_min_us && grep -qx auto $io/thresh_max_us && [ \$(cat $dbg/thresh_min_eff_us) -ge 20 ] && [ \$(cat $dbg/thresh_max_eff_us) -gt \$(cat $dbg/thresh_min_eff_us) ]"
 echo 32 >"$io/max_inflight"
 echo 4096 >"$io/req_cost_bytes"
 echo 2048 >"$io/budget_kib"

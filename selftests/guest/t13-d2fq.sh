@@ -96,7 +96,7 @@ runner=$!
 samples=""
 sleep 1
 while kill -0 $runner 2>/dev/null; do
-	samples="$samples $(cat "$io/hl_ratio")"
+	samples="$samples $(fnv_dbg "$dev" hl_ratio)"
 	sleep 1
 done
 wait $runner
@@ -123,10 +123,10 @@ for t in a b c d; do
 done
 # shellcheck disable=SC2086
 for t in a b c d; do tenant_start $t "$dev" 8 $BASE --bs=8k --numjobs=2; done
-if wait_until 7 sh -c "[ \$(cat $io/hl_ratio) -eq 3 ]"; then
+if wait_until 7 sh -c "[ \$(cat /sys/kernel/debug/block/$dev/sched/hl_ratio) -eq 3 ]"; then
 	ok "4: equal flows: H/L ratio falls back to 3"
 else
-	not_ok "4: equal flows: H/L ratio falls back to 3" "hl_ratio=$(cat "$io/hl_ratio")"
+	not_ok "4: equal flows: H/L ratio falls back to 3" "hl_ratio=$(fnv_dbg "$dev" hl_ratio)"
 fi
 tenants_wait
 echo 0 >"$tr/events/fairnvme/fairnvme_hl/enable"

@@ -13,7 +13,7 @@
 # robin (0.488 / 0.512).
 . /tests/lib.sh
 
-tap_plan 6
+tap_plan 7
 fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_dev) || tap_fail_rest "no nvme device"
 check "select fairnvme on $dev" set_sched "$dev" fairnvme
@@ -39,14 +39,21 @@ rios() { # rios of cgroup $1 on the device
 
 sleep 8
 check "C is reading beside A and B" test "$(rios t14C)" -gt 0
+# debugfs's tenant_dump has a line for each, by its cgroup's inode number
+dump=$(fnv_dbg "$dev" tenant_dump)
+diag "tenant_dump: $(echo "$dump" | tr '\n' ';')"
+ino() { ls -di "$CG_ROOT/$1" | awk '{ print $1 }'; }
+ia=$(ino t14A) ib=$(ino t14B) ic=$(ino t14C)
+check "tenant_dump lists A (weight 300), B and C (weight 100)" sh -c \
+	"echo '$dump' | grep -q '^cgroup=$ia weight=300 ' && echo '$dump' | grep -q '^cgroup=$ib weight=100 ' && echo '$dump' | grep -q '^cgroup=$ic weight=100 '"
 echo 1 >"$CG_ROOT/t14C/cgroup.kill" 2>/dev/null || kill -9 $pc
 wait $pc 2>/dev/null
 check "C's cgroup removed under I/O" wait_until 20 rmdir "$CG_ROOT/t14C"
 sleep 2
-g0=$(cat "/sys/block/$dev/queue/iosched/gvt")
+g0=$(fnv_dbg "$dev" gvt)
 a0=$(rios t14A) b0=$(rios t14B)
 sleep 10
-g1=$(cat "/sys/block/$dev/queue/iosched/gvt")
+g1=$(fnv_dbg "$dev" gvt)
 a1=$(rios t14A) b1=$(rios t14B)
 diag "gvt $g0 -> $g1; reads in 10 s: A $((a1 - a0)), B $((b1 - b0))"
 check "gvt advances after the holder's cgroup is gone ($g0 -> $g1)" test "$g1" -gt "$g0"

@@ -57,7 +57,7 @@ for s in none bfq fairnvme; do
 	eval "er_$s=$(e_ratio)"
 done
 check "fairnvme's cost model defaults to time" grep -q '\[time\]' "$io/cost_model"
-diag "fairnvme's cost model: $(cat "$io/cost_learned")"
+diag "fairnvme's cost model: $(fnv_dbg "$dev" cost_learned)"
 echo bytes >"$io/cost_model"
 FNV_RUN_LABEL=fairnvme-bytes
 # shellcheck disable=SC2086

@@ -61,7 +61,7 @@ fnv_pair() {
 	done
 }
 fnv_pair def
-diag "W's share of IOPS: none $none_w; fairnvme at 100:300 $def_100 (due 0.25), at 300:100 $def_300 (due 0.75); learned: $(tr '\n' ' ' <"$q/iosched/cost_learned")"
+diag "W's share of IOPS: none $none_w; fairnvme at 100:300 $def_100 (due 0.25), at 300:100 $def_300 (due 0.75); learned: $(fnv_dbg "$dev" cost_learned)"
 
 if [ $fua_sched = 1 ]; then
 	# The shares above are of device time (cost_model=time, the default):

@@ -1,13 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Every iosched attribute and cgroup file the module defines is described in
-# the admin guide (TAP).
+# Every debugfs file and cgroup file the module defines is described in the
+# admin guide (TAP). The iosched tunables are checked, with their units,
+# defaults and ranges, by doc_check_tunables against their table.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-src=$top/fairnvme-sysfs.c
+src=$top/fairnvme-debugfs.c
 cgsrc=$top/fairnvme-cgroup.c
 doc=$top/Documentation/fairnvme.rst
-attrs=$(sed -n 's/^[[:space:]]*FNV_ATTR_R[OW](\([a-z_]*\)),$/\1/p' "$src")
+attrs=$(sed -n 's/^[[:space:]]*FNV_DBG_ATTR(\([a-z_]*\)),$/\1/p' "$src")
 files=$(sed -n 's/^[[:space:]]*\.name = "\(fairnvme\.[a-z]*\)",$/io.\1/p' "$cgsrc" | sort -u)
 n=0 fail=0
 echo "TAP version 13"
@@ -22,5 +23,5 @@ for a in $attrs $files; do
 	fi
 done
 echo "# Totals: pass:$((n - fail)) fail:$fail xfail:0 xpass:0 skip:0 error:0"
-# the parsers must have found the attribute table and the cgroup files
+# the parsers must have found the debugfs files and the cgroup files
 [ "$n" -gt 10 ] && [ "$fail" -eq 0 ]

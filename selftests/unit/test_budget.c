@@ -323,7 +323,7 @@ static void test_no_hoarding(void)
 	/* the next pick that reaches flow 0 refills it */
 	while (fnv_sched_pick(&sm.s) != &sm.f[0])
 		fnv_sched_charge(&sm.s, &sm.f[1], 4096);
-	quantum = fnv_quantum(sm.s.cycle_budget, sm.f[0].weight,
+	quantum = fnv_sched_quantum(sm.s.cycle_budget, sm.f[0].weight,
 			      sm.s.cycle_weight);
 	tap_ok(sm.f[0].budget <= (s64)quantum,
 	       "an idle flow does not hoard budget: %lld <= quantum %llu",
@@ -353,22 +353,22 @@ static void test_quantum_arith(void)
 {
 	struct fnv_sched s;
 
-	tap_ok(fnv_quantum(1ULL << 30, 10000, 10000) == 1ULL << 30,
+	tap_ok(fnv_sched_quantum(1ULL << 30, 10000, 10000) == 1ULL << 30,
 	       "quantum of the only weight is the whole budget");
-	tap_ok(fnv_quantum(1ULL << 30, 10000, 10001) ==
+	tap_ok(fnv_sched_quantum(1ULL << 30, 10000, 10001) ==
 	       (1ULL << 30) * 10000 / 10001,
 	       "quantum at max budget and weight does not overflow: %llu",
-	       (unsigned long long)fnv_quantum(1ULL << 30, 10000, 10001));
-	tap_ok(fnv_quantum(1, 1, 10001) == 1, "quantum is never 0");
-	tap_ok(fnv_quantum(4096, 100, 0) == 4096,
+	       (unsigned long long)fnv_sched_quantum(1ULL << 30, 10000, 10001));
+	tap_ok(fnv_sched_quantum(1, 1, 10001) == 1, "quantum is never 0");
+	tap_ok(fnv_sched_quantum(4096, 100, 0) == 4096,
 	       "quantum with no cycle weight is the whole budget");
 	fnv_sched_init(&s, 0);
 	tap_ok(s.cycle_budget == 1, "zero budget is raised to 1");
-	tap_ok(fnv_weight_clamp(0) == 1 &&
-	       fnv_weight_clamp(~0U) == FNV_SCHED_WEIGHT_MAX &&
-	       fnv_weight_clamp(40000) == 40000,
+	tap_ok(fnv_sched_weight_clamp(0) == 1 &&
+	       fnv_sched_weight_clamp(~0U) == FNV_SCHED_WEIGHT_MAX &&
+	       fnv_sched_weight_clamp(40000) == 40000,
 	       "scheduling weights clamp to 1..2^20");
-	tap_ok(fnv_quantum(1ULL << 40, FNV_SCHED_WEIGHT_MAX,
+	tap_ok(fnv_sched_quantum(1ULL << 40, FNV_SCHED_WEIGHT_MAX,
 			   2ULL * FNV_SCHED_WEIGHT_MAX) == 1ULL << 39,
 	       "quantum at the largest budget and weight does not overflow");
 }

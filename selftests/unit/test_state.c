@@ -38,13 +38,13 @@ static void test_classify(void)
 {
 	u64 min = 600 * US, cur = 2000 * US, max = 3500 * US;
 
-	tap_ok(fnv_classify(min - 1, min, cur, max) == FNV_IDLE &&
-	       fnv_classify(min, min, cur, max) == FNV_BALANCED &&
-	       fnv_classify(cur - 1, min, cur, max) == FNV_BALANCED &&
-	       fnv_classify(cur, min, cur, max) == FNV_UNBALANCED &&
-	       fnv_classify(max - 1, min, cur, max) == FNV_UNBALANCED &&
-	       fnv_classify(max, min, cur, max) == FNV_SATURATED &&
-	       fnv_classify(0, min, cur, max) == FNV_IDLE,
+	tap_ok(fnv_ctl_classify(min - 1, min, cur, max) == FNV_IDLE &&
+	       fnv_ctl_classify(min, min, cur, max) == FNV_BALANCED &&
+	       fnv_ctl_classify(cur - 1, min, cur, max) == FNV_BALANCED &&
+	       fnv_ctl_classify(cur, min, cur, max) == FNV_UNBALANCED &&
+	       fnv_ctl_classify(max - 1, min, cur, max) == FNV_UNBALANCED &&
+	       fnv_ctl_classify(max, min, cur, max) == FNV_SATURATED &&
+	       fnv_ctl_classify(0, min, cur, max) == FNV_IDLE,
 	       "states at the threshold boundaries");
 }
 
@@ -61,26 +61,26 @@ static void test_eq34(void)
 	u64 t;
 	double ref;
 
-	t = fnv_thresh_ewma(2000 * US, 3000 * US, 50, 10000, 1000);
+	t = fnv_ctl_thresh_ewma(2000 * US, 3000 * US, 50, 10000, 1000);
 	ref = ewma_ref(2000e3, 3000e3, 50, 0.01, 0.001);
 	tap_near((double)t, ref, 1e-6, "Eq. 3 up, 50 samples, k_u = 0.01");
-	t = fnv_thresh_ewma(2000 * US, 1000 * US, 500, 10000, 1000);
+	t = fnv_ctl_thresh_ewma(2000 * US, 1000 * US, 500, 10000, 1000);
 	ref = ewma_ref(2000e3, 1000e3, 500, 0.01, 0.001);
 	tap_near((double)t, ref, 1e-6, "Eq. 3 down, 500 samples, k_d = 0.001");
-	t = fnv_thresh_ewma(2000 * US, 3000 * US, 100000, 10000, 1000);
+	t = fnv_ctl_thresh_ewma(2000 * US, 3000 * US, 100000, 10000, 1000);
 	tap_near((double)t, 3000e3, 1e-6, "Eq. 3 converges to the latency");
-	tap_ok(fnv_thresh_ewma(2000 * US, 3000 * US, 0, 10000, 1000) == 2000 * US,
+	tap_ok(fnv_ctl_thresh_ewma(2000 * US, 3000 * US, 0, 10000, 1000) == 2000 * US,
 	       "no sample, no change");
-	tap_ok(fnv_thresh_ewma(2000 * US, 3000 * US, 10, 0, 0) == 2000 * US,
+	tap_ok(fnv_ctl_thresh_ewma(2000 * US, 3000 * US, 10, 0, 0) == 2000 * US,
 	       "k = 0, no change");
-	tap_ok(fnv_thresh_ewma(2000 * US, 3000 * US, 1, 1000000, 0) == 3000 * US,
+	tap_ok(fnv_ctl_thresh_ewma(2000 * US, 3000 * US, 1, 1000000, 0) == 3000 * US,
 	       "k = 1 jumps to the latency");
-	t = fnv_thresh_ewma(1, 1000000000000ULL, 1ULL << 40, 10000, 1000);
+	t = fnv_ctl_thresh_ewma(1, 1000000000000ULL, 1ULL << 40, 10000, 1000);
 	tap_ok(t == 1000000000000ULL, "huge n and latency: no overflow (%llu)",
 	       (unsigned long long)t);
 	/* the asymmetry: 100 samples move 10x further up than down */
-	tap_ok(fnv_thresh_ewma(2000 * US, 3000 * US, 100, 10000, 1000) - 2000 * US >
-	       5 * (2000 * US - fnv_thresh_ewma(2000 * US, 1000 * US, 100, 10000, 1000)),
+	tap_ok(fnv_ctl_thresh_ewma(2000 * US, 3000 * US, 100, 10000, 1000) - 2000 * US >
+	       5 * (2000 * US - fnv_ctl_thresh_ewma(2000 * US, 1000 * US, 100, 10000, 1000)),
 	       "k_u >> k_d: fast up, slow down");
 }
 
@@ -145,7 +145,7 @@ static void test_algorithm1(void)
 		fnv_ctl_period(&c, &s, &P);
 	tap_ok(c.thresh_cur > 2500 * US && c.thresh_cur <= 3500 * US,
 	       "thresh_cur settles above a steady 2.5 ms (%llu us), state %s",
-	       (unsigned long long)(c.thresh_cur / US), fnv_state_name(c.state));
+	       (unsigned long long)(c.thresh_cur / US), fnv_ctl_state_name(c.state));
 }
 
 /*
@@ -253,7 +253,7 @@ static void test_head_scale(void)
 	}
 	tap_ok(light.state == FNV_BALANCED && fnv_ctl_weight(&light, 100) == 100,
 	       "a busy low-weight tenant scaled below Thresh_min is not idle (%s)",
-	       fnv_state_name(light.state));
+	       fnv_ctl_state_name(light.state));
 	s = hperiod(100, 200 * US, 100 * US, 100 * 1024 / 400);
 	fnv_ctl_period(&light, &s, &P);
 	tap_ok(light.state == FNV_IDLE,
@@ -280,7 +280,7 @@ static void test_pooling(void)
 		fnv_ctl_period(&c, &s, &P);
 	tap_ok(c.state == FNV_BALANCED && c.mult == FNV_MULT_ONE,
 	       "busy, no completion for 20 periods: not idle, weight kept (%s, mult %u)",
-	       fnv_state_name(c.state), c.mult);
+	       fnv_ctl_state_name(c.state), c.mult);
 
 	/* 4 samples at 5 ms, then 3 periods of 4 at 1 ms: 2 ms pooled */
 	fnv_ctl_init(&c, &P, 100 * US);
@@ -289,7 +289,7 @@ static void test_pooling(void)
 	comp = fnv_ctl_period(&c, &s, &P);
 	tap_ok(c.state == FNV_BALANCED && c.mult == FNV_MULT_ONE && !comp,
 	       "busy with 4 samples at 5 ms: no judgement yet (%s, mult %u)",
-	       fnv_state_name(c.state), c.mult);
+	       fnv_ctl_state_name(c.state), c.mult);
 	s = period(4, 1000 * US, 50 * US);
 	s.busy = true;
 	fnv_ctl_period(&c, &s, &P);
@@ -300,7 +300,7 @@ static void test_pooling(void)
 	tap_ok(c.state == FNV_BALANCED && c.mult == FNV_MULT_ONE &&
 	       c.head == 2000 * US,
 	       "16 samples pooled: judged on their mean, %llu us: %s",
-	       (unsigned long long)(c.head / US), fnv_state_name(c.state));
+	       (unsigned long long)(c.head / US), fnv_ctl_state_name(c.state));
 
 	/* one sample a period: judged after FNV_CTL_MAX_DEFER periods */
 	fnv_ctl_init(&c, &P, 100 * US);
@@ -310,14 +310,14 @@ static void test_pooling(void)
 		fnv_ctl_period(&c, &s, &P);
 	tap_ok(c.state == FNV_SATURATED && i - 1 == FNV_CTL_MAX_DEFER,
 	       "one sample per period: judged after %d periods (%s)", i - 1,
-	       fnv_state_name(c.state));
+	       fnv_ctl_state_name(c.state));
 
 	/* nothing outstanding: judged at once, however few the samples */
 	fnv_ctl_init(&c, &P, 100 * US);
 	s = period(2, 300 * US, 50 * US);
 	fnv_ctl_period(&c, &s, &P);
 	tap_ok(c.state == FNV_IDLE, "not busy, 2 samples: judged at once (%s)",
-	       fnv_state_name(c.state));
+	       fnv_ctl_state_name(c.state));
 	memset(&s, 0, sizeof(s));
 	fnv_ctl_init(&c, &P, 100 * US);
 	fnv_ctl_period(&c, &s, &P);
@@ -425,23 +425,23 @@ static void test_eq567(void)
 	int i;
 
 	/* 10 requests, 30 % writes: 10 * (0.7 * 100 + 0.3 * 300) us = 1600 us */
-	tap_ok(fnv_demand_us(10, 300, cost) == 1600, "Eq. 6-7: %llu us",
-	       (unsigned long long)fnv_demand_us(10, 300, cost));
-	tap_ok(fnv_demand_us(0, 300, cost) == 0, "Eq. 6-7: no request, no demand");
-	tap_ok(fnv_demand_us(10, 1000, cost) == 3000 &&
-	       fnv_demand_us(10, 0, cost) == 1000, "Eq. 6-7: all writes, all reads");
-	tap_ok(fnv_demand_us(~0ULL, 5000, big) == 1000000ULL * 1000000000 / 1000,
+	tap_ok(fnv_ctl_demand_us(10, 300, cost) == 1600, "Eq. 6-7: %llu us",
+	       (unsigned long long)fnv_ctl_demand_us(10, 300, cost));
+	tap_ok(fnv_ctl_demand_us(0, 300, cost) == 0, "Eq. 6-7: no request, no demand");
+	tap_ok(fnv_ctl_demand_us(10, 1000, cost) == 3000 &&
+	       fnv_ctl_demand_us(10, 0, cost) == 1000, "Eq. 6-7: all writes, all reads");
+	tap_ok(fnv_ctl_demand_us(~0ULL, 5000, big) == 1000000ULL * 1000000000 / 1000,
 	       "Eq. 6-7: huge inputs are capped, no overflow");
 
-	d[0] = fnv_demand_us(10, 0, cost);	/* 1000 us */
-	d[1] = fnv_demand_us(10, 0, cost);	/* 1000 us */
-	d[2] = fnv_demand_us(20, 0, cost);	/* 2000 us */
+	d[0] = fnv_ctl_demand_us(10, 0, cost);	/* 1000 us */
+	d[1] = fnv_ctl_demand_us(10, 0, cost);	/* 1000 us */
+	d[2] = fnv_ctl_demand_us(20, 0, cost);	/* 2000 us */
 	for (i = 0; i < 3; i++) {
-		x[i] = fnv_eq5_x(w[i], d[i]);
-		sum = fnv_eq5_add(sum, x[i]);
+		x[i] = fnv_ctl_eq5_x(w[i], d[i]);
+		sum = fnv_ctl_eq5_add(sum, x[i]);
 	}
 	for (i = 0; i < 3; i++) {
-		b[i] = fnv_eq5_budget(10000000, x[i], sum, 3);
+		b[i] = fnv_ctl_eq5_budget(10000000, x[i], sum, 3);
 		total += b[i];
 	}
 	/* W*D = 1e5 : 2e5 : 2e5 -> 0.2 : 0.4 : 0.4 of 10 ms */
@@ -450,15 +450,15 @@ static void test_eq567(void)
 	       (unsigned long long)b[1], (unsigned long long)b[2]);
 	tap_ok(total <= 10000000 && total >= 10000000 - 3,
 	       "Eq. 5: budgets add up to B_total");
-	tap_ok(fnv_eq5_budget(9000, 0, 0, 3) == 3000,
+	tap_ok(fnv_ctl_eq5_budget(9000, 0, 0, 3) == 3000,
 	       "Eq. 5: no demand anywhere: equal shares");
-	tap_ok(fnv_eq5_budget(9000, 0, 100, 3) == 0,
+	tap_ok(fnv_ctl_eq5_budget(9000, 0, 100, 3) == 0,
 	       "Eq. 5: no demand, no budget");
-	tap_ok(fnv_eq5_add(~0ULL - 5, 10) == ~0ULL,
+	tap_ok(fnv_ctl_eq5_add(~0ULL - 5, 10) == ~0ULL,
 	       "Eq. 5: the sum saturates instead of wrapping");
-	tap_ok(fnv_eq5_budget(~0ULL, ~0ULL / 2, ~0ULL, 2) == ~0ULL / 2,
+	tap_ok(fnv_ctl_eq5_budget(~0ULL, ~0ULL / 2, ~0ULL, 2) == ~0ULL / 2,
 	       "Eq. 5: full-range operands do not overflow");
-	tap_ok(fnv_eq5_x(1 << 20, ~0ULL) == (1ULL << 20) * 1000000000000000ULL,
+	tap_ok(fnv_ctl_eq5_x(1 << 20, ~0ULL) == (1ULL << 20) * 1000000000000000ULL,
 	       "Eq. 5: W * D is capped below 2^64");
 }
 

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fairnvme: the scheduler's state that is not a tunable, in debugfs, as
+ * mq-deadline and kyber show theirs: /sys/kernel/debug/block/<dev>/sched/
+ * (blk-mq's debugfs, CONFIG_BLK_DEBUG_FS). Read-only; queue/iosched keeps
+ * the tunables.
+ */
+#include "fairnvme.h"
+
+static struct fnv_data *fnv_dbg_data(void *data)
+{
+	struct request_queue *q = data;
+
+	return q->elevator->elevator_data;
+}
+
+/* H/L ratio of the D2FQ arbiter now */
+static int fnv_hl_ratio_show(void *data, struct seq_file *m)
+{
+	seq_printf(m, "%u\n", READ_ONCE(fnv_dbg_data(data)->arb.hl));
+	return 0;
+}
+
+/* global virtual time, in bytes per unit of weight */
+static int fnv_gvt_show(void *data, struct seq_file *m)
+{
+	u64 w = atomic64_read(&fnv_dbg_data(data)->gvt);
+
+	seq_printf(m, "%llu\n", d2fq_gvt_vt(w) >> D2FQ_VT_SHIFT);
+	return 0;
+}
+
+static int fnv_inflight_show(void *data, struct seq_file *m)
+{
+	seq_printf(m, "%d\n", atomic_read(&fnv_dbg_data(data)->inflight));
+	return 0;
+}
+
+static int fnv_depth_show(void *data, struct seq_file *m)
+{
+	seq_printf(m, "%u\n", READ_ONCE(fnv_dbg_data(data)->depth));
+	return 0;
+}
+
+/* The device time of a lone request, as learned; 0 until measured. */
+static int fnv_dev_floor_us_show(void *data, struct seq_file *m)
+{
+	seq_printf(m, "%llu\n",
+		   div_u64(READ_ONCE(fnv_dbg_data(data)->dev_floor),
+			   NSEC_PER_USEC));
+	return 0;
+}
+
+/* the tau_l in force: the tunable's, or auto's last */
+static int fnv_tau_l_eff_bytes_show(void *data, struct seq_file *m)
+{
+	seq_printf(m, "%u\n", READ_ONCE(fnv_dbg_data(data)->tau_l_bytes));
+	return 0;
+}
+
+static int fnv_thresh_min_eff_us_show(void *data, struct seq_file *m)
+{
+	seq_printf(m, "%llu\n",
+		   div_u64(READ_ONCE(fnv_dbg_data(data)->ctl.thresh_min),
+			   NSEC_PER_USEC));
+	return 0;
+}
+
+static int fnv_thresh_max_eff_us_show(void *data, struct seq_file *m)
+{
+	seq_printf(m, "%llu\n",
+		   div_u64(READ_ONCE(fnv_dbg_data(data)->ctl.thresh_max),
+			   NSEC_PER_USEC));
+	return 0;
+}
+
+/*
+ * The learned cost model (cost.c): per type, the device time of a command
+ * and of each KiB, in ns, and whether it is known yet (else it is charged
+ * as the other type, or by bytes).
+ */
+static int fnv_cost_learned_show(void *data, struct seq_file *m)
+{
+	struct fnv_data *fd = fnv_dbg_data(data);
+	const struct fnv_cm *cm = &fd->cm;
+	int t;
+
+	spin_lock_irq(&fd->lock);
+	for (t = 0; t < FNV_CM_TYPES; t++)
+		seq_printf(m, "%s%s_cmd_ns=%llu %s_kib_ns=%llu %s_known=%d",
+			   t ? " " : "", t ? "write" : "read", cm->cmd_ns[t],
+			   t ? "write" : "read", (cm->sect_ns16[t] * 2) >> 16,
+			   t ? "write" : "read", cm->known[t]);
+	spin_unlock_irq(&fd->lock);
+	seq_putc(m, '\n');
+	return 0;
+}
+
+/* tenants with queued requests now, under either policy */
+static int fnv_tenants_show(void *data, struct seq_file *m)
+{
+	struct fnv_data *fd = fnv_dbg_data(data);
+
+	seq_printf(m, "%u\n", READ_ONCE(fd->sched.nr_backlogged) +
+		   READ_ONCE(fd->arb.nr_flows) - READ_ONCE(fd->arb.nr_parked));
+	return 0;
+}
+
+/*
+ * One line per tenant the control period walks (active, or idle for less
+ * than FNV_IDLE_LEAVE periods): its cgroup's id (the inode number of its
+ * directory), weights, state, D2FQ class and lead over gvt, requests
+ * queued and at the device.
+ */
+static int fnv_tenant_dump_show(void *data, struct seq_file *m)
+{
+	static const char * const cls[] = { "urgent", "high", "medium", "low" };
+	struct fnv_data *fd = fnv_dbg_data(data);
+	u64 gvt = d2fq_gvt_vt(atomic64_read(&fd->gvt));
+	struct fnv_tenant *tn;
+
+	spin_lock_irq(&fd->lock);
+	list_for_each_entry(tn, &fd->active, active_node) {
+		s8 c = tn->d2.cls;
+
+		seq_printf(m, "cgroup=%llu%s weight=%u eff_weight=%u state=%s class=%s vt_gap=%lld queued=%u inflight=%d\n",
+			   fnv_tenant_cgid(tn), tn->root ? "(root)" : "",
+			   READ_ONCE(tn->cfg_weight), tn->eff_weight,
+			   fnv_ctl_state_name(tn->ctl.state),
+			   c >= 0 && c < D2FQ_NR_CLASSES ? cls[c] : "none",
+			   d2fq_vt_diff(atomic64_read(&tn->d2.vt), gvt) >>
+			   D2FQ_VT_SHIFT, tn->nr_queued,
+			   atomic_read(&tn->inflight));
+	}
+	spin_unlock_irq(&fd->lock);
+	return 0;
+}
+
+#define FNV_DBG_ATTR(name) { #name, 0400, fnv_##name##_show }
+const struct blk_mq_debugfs_attr fnv_debugfs_attrs[] = {
+	FNV_DBG_ATTR(hl_ratio),
+	FNV_DBG_ATTR(gvt),
+	FNV_DBG_ATTR(inflight),
+	FNV_DBG_ATTR(depth),
+	FNV_DBG_ATTR(dev_floor_us),
+	FNV_DBG_ATTR(tau_l_eff_bytes),
+	FNV_DBG_ATTR(thresh_min_eff_us),
+	FNV_DBG_ATTR(thresh_max_eff_us),
+	FNV_DBG_ATTR(cost_learned),
+	FNV_DBG_ATTR(tenants),
+	FNV_DBG_ATTR(tenant_dump),
+	{},
+};
