@@ -46,11 +46,20 @@ else
 BLOCKINC := $(BUILD)/linux-$(KSERIES)/block
 endif
 
-export KVER
+# The module's version (MODULE_VERSION, modinfo's "version:"): git describe
+# in a git checkout, else the VERSION file at the root (make dkms-install
+# writes one into the copy of the sources DKMS builds, which has no .git),
+# else "unknown". Exported to kbuild, which compiles it into
+# fairnvme-iosched.o alone. "make version" prints it.
+FNV_VERSION := $(shell { test -e .git && git describe --always --dirty 2>/dev/null || \
+	head -n 1 VERSION 2>/dev/null; } | tr -cd 'A-Za-z0-9._+~-')
+FNV_VERSION := $(or $(FNV_VERSION),unknown)
+
+export KVER FNV_VERSION
 
 .PHONY: all modules install clean check unit vmtest bench demo deps \
 	guest-tests guest-bench guest-demo checkpatch sparse modules2 guest-tests2 \
-	check-debug debug-kernel guest-tests-debug
+	check-debug debug-kernel guest-tests-debug version
 
 all: modules
 
@@ -90,6 +99,9 @@ clean:
 
 deps:
 	tools/install-deps.sh
+
+version:
+	@echo '$(FNV_VERSION)'
 
 unit:
 	$(MAKE) -C selftests/unit run
