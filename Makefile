@@ -11,6 +11,9 @@
 #   make bench           null_blk overhead of fairnvme vs. other schedulers
 #   make demo            three weighted cgroups on an emulated NVMe
 #   make deps            install the Debian packages the above need
+#   make dkms-install    install with DKMS, which rebuilds it for each new
+#                        kernel (KVER=, or DKMS_KVERS="k1 k2"; default: the
+#                        running kernel); make dkms-uninstall removes it
 #   make check-debug     some guest tests (DEBUG_TESTS) on a kernel built from
 #                        linux-source with lockdep, DEBUG_ATOMIC_SLEEP and KASAN
 #                        (built once, about 7 min on 2 cores, cached in .build/)
@@ -59,7 +62,8 @@ export KVER FNV_VERSION
 
 .PHONY: all modules install clean check unit vmtest bench demo deps \
 	guest-tests guest-bench guest-demo checkpatch sparse modules2 guest-tests2 \
-	check-debug debug-kernel guest-tests-debug version
+	check-debug debug-kernel guest-tests-debug version \
+	dkms-install dkms-uninstall
 
 all: modules
 
@@ -102,6 +106,20 @@ deps:
 
 version:
 	@echo '$(FNV_VERSION)'
+
+# DKMS (dkms.conf, tools/dkms.sh): the sources, with a VERSION file, are
+# copied to /usr/src/fairnvme-<version> and DKMS builds them with this
+# Makefile for each kernel, taking the block/ headers from that kernel's
+# linux-source-X.Y. dkms-install installs for DKMS_KVERS, else KVER when
+# given, else the running kernel.
+DKMS_INSTALL_KVERS = $(or $(DKMS_KVERS),$(if $(filter command line environment,\
+	$(origin KVER)),$(KVER),$(shell uname -r)))
+
+dkms-install:
+	tools/dkms.sh install $(DKMS_INSTALL_KVERS)
+
+dkms-uninstall:
+	tools/dkms.sh uninstall
 
 unit:
 	$(MAKE) -C selftests/unit run
