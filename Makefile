@@ -14,6 +14,10 @@
 #   make dkms-install    install with DKMS, which rebuilds it for each new
 #                        kernel (KVER=, or DKMS_KVERS="k1 k2"; default: the
 #                        running kernel); make dkms-uninstall removes it
+#   make dkms-build-check
+#                        DKMS builds it for KVER and KVER2 (or DKMS_KVERS) in
+#                        a scratch tree, installing nothing: TAP, and each
+#                        module in .build/dkms/<kver>/fairnvme.ko (about 30 s)
 #   make check-debug     some guest tests (DEBUG_TESTS) on a kernel built from
 #                        linux-source with lockdep, DEBUG_ATOMIC_SLEEP and KASAN
 #                        (built once, about 7 min on 2 cores, cached in .build/)
@@ -63,7 +67,7 @@ export KVER FNV_VERSION
 .PHONY: all modules install clean check unit vmtest bench demo deps \
 	guest-tests guest-bench guest-demo checkpatch sparse modules2 guest-tests2 \
 	check-debug debug-kernel guest-tests-debug version \
-	dkms-install dkms-uninstall
+	dkms-install dkms-uninstall dkms-build-check
 
 all: modules
 
@@ -111,7 +115,8 @@ version:
 # copied to /usr/src/fairnvme-<version> and DKMS builds them with this
 # Makefile for each kernel, taking the block/ headers from that kernel's
 # linux-source-X.Y. dkms-install installs for DKMS_KVERS, else KVER when
-# given, else the running kernel.
+# given, else the running kernel; dkms-build-check builds for DKMS_KVERS,
+# else KVER and KVER2.
 DKMS_INSTALL_KVERS = $(or $(DKMS_KVERS),$(if $(filter command line environment,\
 	$(origin KVER)),$(KVER),$(shell uname -r)))
 
@@ -120,6 +125,9 @@ dkms-install:
 
 dkms-uninstall:
 	tools/dkms.sh uninstall
+
+dkms-build-check:
+	tools/dkms.sh check $(or $(DKMS_KVERS),$(KVER) $(KVER2))
 
 unit:
 	$(MAKE) -C selftests/unit run

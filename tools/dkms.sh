@@ -11,18 +11,28 @@
 #                            rebuilds none while there are several)
 #   dkms.sh uninstall        make dkms-uninstall: dkms remove every version from
 #                            every kernel, and its sources in /usr/src
+#   dkms.sh check KVER...    make dkms-build-check: dkms add and build in a
+#                            scratch DKMS tree under .build/, nothing installed,
+#                            each module copied (uncompressed) to
+#                            .build/dkms/<kver>/fairnvme.ko and checked with
+#                            modinfo; TAP, one point per kernel
 #
 # The sources copied are Kbuild, Makefile, *.c, *.h, include/, dkms.conf with
 # PACKAGE_VERSION filled in, and VERSION, which gives the Makefile the
 # version since the copy has no .git.
 #
+# The check builds as a real DKMS install does, signing included: DKMS signs
+# with /var/lib/dkms/mok.key when sign-file is there, and creates that key
+# with openssl on first use.
+#
 # Environment: FNV_VERSION (the version; default: what "make version"
-# prints).
+# prints), BUILD (default <repo>/.build).
 set -euo pipefail
 # dkms, depmod and modinfo, for a user whose PATH lacks the sbin directories
 PATH=$PATH:/usr/sbin:/sbin
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$REPO/.build}
 PKG=fairnvme
 
 die() {
@@ -31,7 +41,7 @@ die() {
 }
 
 usage() {
-	sed -n '4,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '4,18p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -163,6 +173,83 @@ cmd_uninstall() {
 	fi
 }
 
+cmd_check() {
+	local v tree k n=0 fail=0 out log ko t0 why ver vermagic aliases
+	local -a opts
+
+	[ $# -gt 0 ] || die "no kernel to build for: install linux-headers, or set DKMS_KVERS="
+	need_dkms
+	v=$(version)
+	tree=$BUILD/dkms-tree
+	opts=(--dkmstree "$tree/var" --sourcetree "$tree/src")
+	rm -rf "$tree"
+	mkdir -p "$tree/var"
+	stage "$tree/src/$PKG-$v" "$v"
+	echo "TAP version 13"
+	echo "1..$#"
+	echo "# $PKG $v, DKMS $(dkms --version 2>/dev/null | sed 's/^dkms-//'), tree $tree"
+	if ! dkms add "$PKG/$v" "${opts[@]}" >"$tree/add.log" 2>&1; then
+		sed 's/^/# /' "$tree/add.log"
+		for k; do
+			n=$((n + 1))
+			echo "not ok $n - dkms builds $PKG for $k # dkms add failed"
+		done
+		fail=$n
+	else
+		for k; do
+			n=$((n + 1))
+			out=$BUILD/dkms/$k
+			log=$out/dkms.log
+			rm -rf "$out"
+			mkdir -p "$out"
+			t0=$(date +%s)
+			why=""
+			if ! dkms build "$PKG/$v" -k "$k" "${opts[@]}" >"$log" 2>&1; then
+				why="dkms build failed"
+				sed 's/^/# /' "$log"
+				show_make_log "$tree/var" "$v" | sed 's/^/# /'
+			else
+				# DKMS compresses the module as the kernel's own are
+				# (6.12: xz); the guest tests want it as built
+				ko=$(find "$tree/var/$PKG/$v/$k" -path '*/module/*' \
+					-name "$PKG.ko*" 2>/dev/null | head -n 1 || :)
+				cp "$tree/var/$PKG/$v/$k"/*/log/make.log "$out/" 2>/dev/null || :
+				case "$ko" in
+				"") why="no $PKG.ko in the DKMS tree" ;;
+				*.ko.xz) xz -dc "$ko" >"$out/$PKG.ko" || why="xz -d failed" ;;
+				*.ko.gz) gzip -dc "$ko" >"$out/$PKG.ko" || why="gzip -d failed" ;;
+				*.ko.zst) zstd -qdc "$ko" >"$out/$PKG.ko" || why="zstd -d failed" ;;
+				*) cp "$ko" "$out/$PKG.ko" ;;
+				esac
+			fi
+			if [ -z "$why" ]; then
+				ver=$(modinfo -F version "$out/$PKG.ko" || :)
+				vermagic=$(modinfo -F vermagic "$out/$PKG.ko" | sed 's/ *$//' || :)
+				aliases=$(modinfo -F alias "$out/$PKG.ko" | paste -sd ' ' || :)
+				echo "# $out/$PKG.ko (DKMS: ${ko#"$tree"/var/}):" \
+					"version $ver, alias $aliases, vermagic $vermagic," \
+					"built in $(($(date +%s) - t0)) s"
+				if [ "$ver" != "$v" ]; then
+					why="version '$ver', not '$v'"
+				elif [ "${vermagic%% *}" != "$k" ]; then
+					why="vermagic '$vermagic' is not kernel $k's"
+				elif [[ " $aliases " != *" fairnvme-iosched "* ]]; then
+					why="no alias fairnvme-iosched"
+				fi
+			fi
+			if [ -z "$why" ]; then
+				echo "ok $n - dkms builds $PKG for $k"
+			else
+				echo "not ok $n - dkms builds $PKG for $k # $why"
+				fail=$((fail + 1))
+			fi
+		done
+	fi
+	echo "# Totals: pass:$((n - fail)) fail:$fail xfail:0 xpass:0 skip:0 error:0"
+	echo "$((n - fail)) passed, $fail failed"
+	[ $fail -eq 0 ]
+}
+
 # dkms runs make: not with the flags and jobserver of the make that ran us
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 
@@ -172,5 +259,6 @@ shift
 case "$cmd" in
 install) cmd_install "$@" ;;
 uninstall) [ $# -eq 0 ] || usage; cmd_uninstall ;;
+check) cmd_check "$@" ;;
 *) usage ;;
 esac
