@@ -11,6 +11,13 @@
 #   make bench           null_blk overhead of fairnvme vs. other schedulers
 #   make demo            three weighted cgroups on an emulated NVMe
 #   make deps            install the Debian packages the above need
+#   make dkms-install    install with DKMS, which rebuilds it for each new
+#                        kernel (KVER=, or DKMS_KVERS="k1 k2"; default: the
+#                        running kernel); make dkms-uninstall removes it
+#   make dkms-build-check
+#                        DKMS builds it for KVER and KVER2 (or DKMS_KVERS) in
+#                        a scratch tree, installing nothing: TAP, and each
+#                        module in .build/dkms/<kver>/fairnvme.ko (about 30 s)
 #   make check-debug     some guest tests (DEBUG_TESTS) on a kernel built from
 #                        linux-source with lockdep, DEBUG_ATOMIC_SLEEP and KASAN
 #                        (built once, about 7 min on 2 cores, cached in .build/)
@@ -46,11 +53,21 @@ else
 BLOCKINC := $(BUILD)/linux-$(KSERIES)/block
 endif
 
-export KVER
+# The module's version (MODULE_VERSION, modinfo's "version:"): git describe
+# in a git checkout, else the VERSION file at the root (make dkms-install
+# writes one into the copy of the sources DKMS builds, which has no .git),
+# else "unknown". Exported to kbuild, which compiles it into
+# fairnvme-iosched.o alone. "make version" prints it.
+FNV_VERSION := $(shell { test -e .git && git describe --always --dirty 2>/dev/null || \
+	head -n 1 VERSION 2>/dev/null; } | tr -cd 'A-Za-z0-9._+~-')
+FNV_VERSION := $(or $(FNV_VERSION),unknown)
+
+export KVER FNV_VERSION
 
 .PHONY: all modules install clean check unit vmtest bench demo deps \
 	guest-tests guest-bench guest-demo checkpatch sparse modules2 guest-tests2 \
-	check-debug debug-kernel guest-tests-debug
+	check-debug debug-kernel guest-tests-debug version \
+	dkms-install dkms-uninstall dkms-build-check
 
 all: modules
 
@@ -90,6 +107,27 @@ clean:
 
 deps:
 	tools/install-deps.sh
+
+version:
+	@echo '$(FNV_VERSION)'
+
+# DKMS (dkms.conf, tools/dkms.sh): the sources, with a VERSION file, are
+# copied to /usr/src/fairnvme-<version> and DKMS builds them with this
+# Makefile for each kernel, taking the block/ headers from that kernel's
+# linux-source-X.Y. dkms-install installs for DKMS_KVERS, else KVER when
+# given, else the running kernel; dkms-build-check builds for DKMS_KVERS,
+# else KVER and KVER2.
+DKMS_INSTALL_KVERS = $(or $(DKMS_KVERS),$(if $(filter command line environment,\
+	$(origin KVER)),$(KVER),$(shell uname -r)))
+
+dkms-install:
+	tools/dkms.sh install $(DKMS_INSTALL_KVERS)
+
+dkms-uninstall:
+	tools/dkms.sh uninstall
+
+dkms-build-check:
+	tools/dkms.sh check $(or $(DKMS_KVERS),$(KVER) $(KVER2))
 
 unit:
 	$(MAKE) -C selftests/unit run

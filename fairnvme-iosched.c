@@ -1398,4 +1398,5 @@ MODULE_ALIAS("fairnvme-iosched");
 MODULE_AUTHOR("The fairnvme developers");
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Weighted fair I/O scheduler for NVMe devices shared by cgroups");
+MODULE_VERSION(FNV_VERSION);
 

@@ -49,6 +49,9 @@ have_cmd cpio || want cpio "the guest initramfs"
 have_cmd xz || want xz-utils "unpacking linux-source"
 have_cmd depmod || want kmod "the guest's module tree"
 have_cmd gzip || want gzip "the guest initramfs"
+# root's PATH has /usr/sbin, a user's may not
+{ have_cmd dkms || [ -x /usr/sbin/dkms ]; } ||
+	want dkms "make dkms-build-check, make dkms-install"
 # a static busybox is the guest's userland
 if ! [ -x /bin/busybox ] || ldd /bin/busybox >/dev/null 2>&1; then
 	want busybox-static "the guest's shell and tools"
