@@ -5,7 +5,8 @@
 #   make                 build the module (W=1 for extra warnings)
 #   make install         install into /lib/modules/<kver>/extra, run depmod
 #   make check           unit tests in user space, then every guest test on
-#                        6.1, then those of TESTS2 on 6.12 (guest-tests2)
+#                        6.1, then those of TESTS2 on 6.12 (guest-tests2),
+#                        then t01 with the modules DKMS builds (guest-dkms)
 #   make unit            unit tests only
 #   make vmtest          guest tests only (TESTS=t01,t03 for a subset)
 #   make bench           null_blk overhead of fairnvme vs. other schedulers
@@ -67,7 +68,7 @@ export KVER FNV_VERSION
 .PHONY: all modules install clean check unit vmtest bench demo deps \
 	guest-tests guest-bench guest-demo checkpatch sparse modules2 guest-tests2 \
 	check-debug debug-kernel guest-tests-debug version \
-	dkms-install dkms-uninstall dkms-build-check
+	dkms-install dkms-uninstall dkms-build-check guest-dkms
 
 all: modules
 
@@ -129,6 +130,17 @@ dkms-uninstall:
 dkms-build-check:
 	tools/dkms.sh check $(or $(DKMS_KVERS),$(KVER) $(KVER2))
 
+# The modules DKMS built load and serve I/O in a guest of each kernel:
+# t01 (load, select, I/O, unload, load by request_module and by alias)
+# with the DKMS-built module in the initramfs instead of ours.
+guest-dkms: dkms-build-check
+	FAIRNVME_KO=$(BUILD)/dkms/$(KVER)/fairnvme.ko \
+		selftests/vm/run.sh --run tests --tests t01 \
+		--out $${TMPDIR:-/tmp}/fnv-vm-dkms
+	FAIRNVME_KO=$(BUILD)/dkms/$(KVER2)/fairnvme.ko KVER=$(KVER2) \
+		selftests/vm/run.sh --run tests --tests t01 \
+		--out $${TMPDIR:-/tmp}/fnv-vm-dkms-$(KVER2)
+
 unit:
 	$(MAKE) -C selftests/unit run
 
@@ -138,6 +150,7 @@ check: deps
 	$(MAKE) unit
 	$(MAKE) guest-tests
 	$(MAKE) guest-tests2
+	$(MAKE) guest-dkms
 
 vmtest: deps
 	$(MAKE) guest-tests

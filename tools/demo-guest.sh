@@ -53,16 +53,14 @@ for s in "$FNV_SCHED" none; do
 	fi
 	echo
 	echo "demo: $dev scheduler $s, $RUNTIME s of 4 KiB random reads, iodepth $IODEPTH per tenant"
-	if [ -w "/sys/block/$dev/queue/iosched/tau_l_bytes" ]; then
-		echo "$FNV_TAU_EMU" >"/sys/block/$dev/queue/iosched/tau_l_bytes"
-		echo "demo: wrr_mode $(cat "/sys/block/$dev/queue/iosched/wrr_mode"), tau_l_bytes $FNV_TAU_EMU (D2FQ's default is for a GB/s NVMe; scaled to this ~8 MB/s one)"
-	fi
+	[ "$s" = "$FNV_SCHED" ] && echo "demo: every tunable at its default (nothing written to queue/iosched)"
 	if [ -r "/sys/block/$dev/queue/iosched/max_inflight" ]; then
 		mi=$(cat "/sys/block/$dev/queue/iosched/max_inflight")
 		echo "demo: at most $mi requests at the device (the depth adapts below that); weights decide the order of the rest"
 	fi
 	# shellcheck disable=SC2086
 	tenants_run "$dev" "$RUNTIME" "$ARGS" $TENANTS || rc=1
+	[ "$s" = "$FNV_SCHED" ] && echo "demo: as learned (debugfs): depth $(fnv_dbg "$dev" depth 2>/dev/null), tau_l $(fnv_dbg "$dev" tau_l_eff_bytes 2>/dev/null) bytes per unit of weight"
 	printf '%-8s %6s %8s %9s %9s %11s\n' tenant weight IOPS share expected clat_ms
 	total=0
 	for t in $TENANTS; do
