@@ -5,7 +5,7 @@
 #   make                 build the module (W=1 for extra warnings)
 #   make install         install into /lib/modules/<kver>/extra, run depmod
 #   make check           unit tests in user space, then every guest test on
-#                        6.1, then those of TESTS2 on 6.12 (guest-tests2),
+#                        6.1, then on 6.12 (guest-tests2),
 #                        then t01 with the modules DKMS builds (guest-dkms)
 #   make unit            unit tests only
 #   make vmtest          guest tests only (TESTS=t01,t03 for a subset)
@@ -166,15 +166,13 @@ guest-tests: modules
 
 # The second LTS kernel, 6.12 (tools/install-deps.sh installs the newest
 # of Debian 12's archive; KVER2= picks another): the module is built in a
-# copy of the sources, so that the one for KVER stays as it is, and the
-# guest tests of what the two kernels' block layers differ in run on it:
-# loading, weights, switching, cgroup and device removal, bad input,
-# teardown, io.max, FUA writes (TESTS2).
+# copy of the sources, so that the one for KVER stays as it is, and every
+# guest test runs on it too (TESTS2=t01,t21 for a subset; TESTS= sets
+# both).
 KVER2 ?= $(shell ls -d /usr/src/linux-headers-6.12.*-amd64 2>/dev/null | \
 	sed 's|.*/linux-headers-||' | sort -V | tail -n 1)
 MOD2 := $(BUILD)/module-$(KVER2)
-TESTS2_DEFAULT := t01,t03,t05,t06,t07,t08,t17,t21
-TESTS2 ?= $(or $(TESTS),$(TESTS2_DEFAULT))
+TESTS2 ?= $(TESTS)
 
 modules2:
 	@test -n '$(KVER2)' || { echo 'fairnvme: no 6.12 kernel headers:' \
@@ -187,7 +185,7 @@ modules2:
 
 guest-tests2: modules2
 	FAIRNVME_KO=$(MOD2)/fairnvme.ko KVER=$(KVER2) \
-		selftests/vm/run.sh --run tests --tests $(TESTS2) \
+		selftests/vm/run.sh --run tests $(if $(TESTS2),--tests $(TESTS2)) \
 		--out $${TMPDIR:-/tmp}/fnv-vm-$(KVER2)
 
 # The many-tenant part of the benchmark forks one QD1 reader per cgroup
