@@ -18,7 +18,7 @@ struct fnv_tunable {
 	enum fnv_tunable_kind kind;
 	size_t off;			/* of its u32 in struct fnv_data */
 	u32 def, min, max;
-	int (*apply)(struct fnv_data *fd, u32 v);
+	int (*apply)(struct fnv_data *fd, u32 *p, u32 v);
 };
 
 int fnv_parse_u32(const char *page, u32 min, u32 max, u32 *val)
@@ -48,15 +48,16 @@ static void fnv_apply_budget(struct fnv_data *fd)
 	spin_unlock_irq(&fd->lock);
 }
 
-static int fnv_set_max_inflight(struct fnv_data *fd, u32 v)
+/* A store that bounds or frees the depth at once (max_inflight). */
+static int fnv_set_redepth(struct fnv_data *fd, u32 *p, u32 v)
 {
-	WRITE_ONCE(fd->max_inflight, v);
+	WRITE_ONCE(*p, v);
 	fnv_apply_depth(fd);
 	return 0;
 }
 
 /* "auto", or device time in us (0: fixed depth) */
-static int fnv_set_dev_target(struct fnv_data *fd, u32 v)
+static int fnv_set_dev_target(struct fnv_data *fd, u32 *p, u32 v)
 {
 	/* (back) to auto: measure the device again, from depth 1 */
 	if (v == FNV_DEV_TARGET_AUTO && READ_ONCE(fd->dev_target_us) != v)
@@ -66,23 +67,10 @@ static int fnv_set_dev_target(struct fnv_data *fd, u32 v)
 	return 0;
 }
 
-static int fnv_set_cost_model(struct fnv_data *fd, u32 v)
+/* A store that changes the cycle's budget (cost_model, budget_us/kib). */
+static int fnv_set_rebudget(struct fnv_data *fd, u32 *p, u32 v)
 {
-	WRITE_ONCE(fd->cost_model, v);
-	fnv_apply_budget(fd);
-	return 0;
-}
-
-static int fnv_set_budget_us(struct fnv_data *fd, u32 v)
-{
-	WRITE_ONCE(fd->budget_us, v);
-	fnv_apply_budget(fd);
-	return 0;
-}
-
-static int fnv_set_budget_kib(struct fnv_data *fd, u32 v)
-{
-	WRITE_ONCE(fd->budget_kib, v);
+	WRITE_ONCE(*p, v);
 	fnv_apply_budget(fd);
 	return 0;
 }
@@ -110,12 +98,12 @@ static int fnv_set_thresh(struct fnv_data *fd, u32 v, bool is_max)
 	return 0;
 }
 
-static int fnv_set_thresh_min(struct fnv_data *fd, u32 v)
+static int fnv_set_thresh_min(struct fnv_data *fd, u32 *p, u32 v)
 {
 	return fnv_set_thresh(fd, v, false);
 }
 
-static int fnv_set_thresh_max(struct fnv_data *fd, u32 v)
+static int fnv_set_thresh_max(struct fnv_data *fd, u32 *p, u32 v)
 {
 	return fnv_set_thresh(fd, v, true);
 }
@@ -153,7 +141,7 @@ static void fnv_wrr_migrate(struct fnv_data *fd)
 	fnv_sched_drain(&fd->sched);
 }
 
-static int fnv_set_wrr_mode(struct fnv_data *fd, u32 v)
+static int fnv_set_wrr_mode(struct fnv_data *fd, u32 *p, u32 v)
 {
 	spin_lock_irq(&fd->lock);
 	if (fd->wrr_mode != v) {
@@ -166,7 +154,7 @@ static int fnv_set_wrr_mode(struct fnv_data *fd, u32 v)
 }
 
 /* "auto", or bytes per unit of weight */
-static int fnv_set_tau_l(struct fnv_data *fd, u32 v)
+static int fnv_set_tau_l(struct fnv_data *fd, u32 *p, u32 v)
 {
 	spin_lock_irq(&fd->lock);
 	fd->tau_l_cfg = v;
@@ -176,7 +164,7 @@ static int fnv_set_tau_l(struct fnv_data *fd, u32 v)
 	return 0;
 }
 
-static int fnv_set_wrr_burst(struct fnv_data *fd, u32 v)
+static int fnv_set_wrr_burst(struct fnv_data *fd, u32 *p, u32 v)
 {
 	spin_lock_irq(&fd->lock);
 	fd->wrr_burst = v;
@@ -316,7 +304,7 @@ static ssize_t fnv_tunable_store(struct fnv_data *fd,
 	if (ret)
 		return ret;
 	if (t->apply) {
-		ret = t->apply(fd, v);
+		ret = t->apply(fd, fnv_tunable_ptr(fd, t), v);
 		if (ret)
 			return ret;
 	} else {

@@ -12,17 +12,17 @@
  */
 FNV_TUNABLE(max_inflight, FNV_TK_U32, max_inflight, "requests",
 	    FNV_MAX_INFLIGHT_DEF, 1, FNV_MAX_INFLIGHT_MAX, NULL,
-	    fnv_set_max_inflight)
+	    fnv_set_redepth)
 FNV_TUNABLE(dev_target_us, FNV_TK_AUTO, dev_target_us, "us",
 	    FNV_DEV_TARGET_AUTO, 0, FNV_DEV_TARGET_US_MAX, NULL,
 	    fnv_set_dev_target)
 FNV_TUNABLE(cost_model, FNV_TK_CHOICE, cost_model, "\\-", 0, 0, 1,
-	    "time bytes", fnv_set_cost_model)
+	    "time bytes", fnv_set_rebudget)
 FNV_TUNABLE(budget_us, FNV_TK_U32, budget_us, "us", FNV_BUDGET_US_DEF,
-	    FNV_BUDGET_US_MIN, FNV_BUDGET_US_MAX, NULL, fnv_set_budget_us)
+	    FNV_BUDGET_US_MIN, FNV_BUDGET_US_MAX, NULL, fnv_set_rebudget)
 FNV_TUNABLE(budget_kib, FNV_TK_U32, budget_kib, "KiB", FNV_BUDGET_KIB_DEF,
 	    FNV_BUDGET_KIB_MIN, FNV_BUDGET_KIB_MAX, NULL,
-	    fnv_set_budget_kib)
+	    fnv_set_rebudget)
 FNV_TUNABLE(req_cost_bytes, FNV_TK_U32, req_cost_bytes, "bytes",
 	    FNV_REQ_COST_DEF, 0, FNV_REQ_COST_MAX, NULL, NULL)
 FNV_TUNABLE(grace_us, FNV_TK_U32, grace_us, "us", FNV_GRACE_US_DEF, 0,

@@ -18,9 +18,9 @@
  *            (stored as its index; @def indexes the default);
  *   field    the u32 in struct fnv_data that holds it;
  *   unit     as the documentation's table shows it ("\\-": none);
- *   apply    NULL: a plain store; else int apply(struct fnv_data *fd, u32 v),
- *            which stores @v and makes it take effect, or refuses it with
- *            -EINVAL (the old value kept).
+ *   apply    NULL: a plain store; else int apply(struct fnv_data *fd,
+ *            u32 *field, u32 v), which stores @v and makes it take effect,
+ *            or refuses it with -EINVAL (the old value kept).
  */
 enum fnv_tunable_kind {
 	FNV_TK_U32,
