@@ -110,27 +110,30 @@ static int fnv_tenants_show(void *data, struct seq_file *m)
  * One line per tenant the control period walks (active, or idle for less
  * than FNV_IDLE_LEAVE periods): its cgroup's id (the inode number of its
  * directory), weights, state, D2FQ class and lead over gvt, requests
- * queued and at the device.
+ * queued and at the device, and whether it holds gvt.
  */
 static int fnv_tenant_dump_show(void *data, struct seq_file *m)
 {
 	static const char * const cls[] = { "urgent", "high", "medium", "low" };
 	struct fnv_data *fd = fnv_dbg_data(data);
-	u64 gvt = d2fq_gvt_vt(atomic64_read(&fd->gvt));
+	u64 word = atomic64_read(&fd->gvt);
+	u64 gvt = d2fq_gvt_vt(word);
+	u16 holder = d2fq_gvt_id(word);
 	struct fnv_tenant *tn;
 
 	spin_lock_irq(&fd->lock);
 	list_for_each_entry(tn, &fd->active, active_node) {
 		s8 c = tn->d2.cls;
 
-		seq_printf(m, "cgroup=%llu%s weight=%u eff_weight=%u state=%s class=%s vt_gap=%lld queued=%u inflight=%d\n",
+		seq_printf(m, "cgroup=%llu%s weight=%u eff_weight=%u state=%s class=%s vt_gap=%lld queued=%u inflight=%d holder=%d\n",
 			   fnv_tenant_cgid(tn), tn->root ? "(root)" : "",
 			   READ_ONCE(tn->cfg_weight), tn->eff_weight,
 			   fnv_ctl_state_name(tn->ctl.state),
 			   c >= 0 && c < D2FQ_NR_CLASSES ? cls[c] : "none",
 			   d2fq_vt_diff(atomic64_read(&tn->d2.vt), gvt) >>
 			   D2FQ_VT_SHIFT, tn->nr_queued,
-			   atomic_read(&tn->inflight));
+			   atomic_read(&tn->inflight),
+			   holder != D2FQ_ID_NONE && tn->d2.id == holder);
 	}
 	spin_unlock_irq(&fd->lock);
 	return 0;
