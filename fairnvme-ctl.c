@@ -275,6 +275,7 @@ static void fnv_d2fq_period(struct fnv_data *fd, u64 now)
 			tn->d2.active = false;
 			d2fq_gvt_release(&fd->gvt, tn->d2.id);
 		}
+		fnv_d2fq_reclass(fd, tn);
 		if (hl)
 			d2fq_period_flow(&p, &tn->d2, fd->arb.weight);
 	}

@@ -110,8 +110,9 @@
  * B_total * W_i * D_i / sum(W_j * D_j), D_i the device time of its
  * outstanding requests, never below the weight's share. The same worker
  * updates the cost model, the depth (4.), tau_l and the thresholds, and
- * runs D2FQ's period: gvt released by tenants idle past grace_us, the H/L
- * ratio recomputed.
+ * runs D2FQ's period: gvt released by tenants idle past grace_us, each
+ * waiting tenant moved to the class of its gap now, the H/L ratio
+ * recomputed.
  *
  * 4. Depth
  *
@@ -365,6 +366,30 @@ void fnv_d2fq_enqueue(struct fnv_data *fd, struct fnv_tenant *tn)
 {
 	lockdep_assert_held(&fd->lock);
 	d2fq_arb_add(&fd->arb, &tn->d2, fnv_d2fq_class(fd, &tn->d2));
+}
+
+/*
+ * A waiting tenant's class is chosen when it joins the class lists and
+ * after each of its dispatches. One left in the low class while gvt moved
+ * past it would wait there at 1 turn in H/L ratio, complete nothing and
+ * so never pull gvt back: the tenant holding gvt ran on, its lead and the
+ * H/L ratio grew (to 256 within 2 s), and a weight-100 tenant took 27 %
+ * more than its share for 5 s. The control period gives each waiting
+ * tenant the class of its gap now (fnv_d2fq_period()).
+ */
+void fnv_d2fq_reclass(struct fnv_data *fd, struct fnv_tenant *tn)
+{
+	struct d2fq_flow *f = &tn->d2;
+	enum d2fq_class c;
+
+	lockdep_assert_held(&fd->lock);
+	if (f->cls < D2FQ_HIGH || f->parked || !f->active || !tn->nr_queued)
+		return;
+	c = fnv_d2fq_class(fd, f);
+	if (c != f->cls) {
+		d2fq_arb_del(&fd->arb, f);
+		d2fq_arb_add(&fd->arb, f, c);
+	}
 }
 
 /*

@@ -270,6 +270,7 @@ extern struct elv_fs_entry fnv_attrs[];
 /* fairnvme-iosched.c */
 void fnv_tenant_leave(struct fnv_tenant *tn);
 void fnv_d2fq_enqueue(struct fnv_data *fd, struct fnv_tenant *tn);
+void fnv_d2fq_reclass(struct fnv_data *fd, struct fnv_tenant *tn);
 void fnv_d2fq_clear(struct fnv_data *fd,
 		    void (*moved)(struct fnv_data *fd, struct fnv_tenant *tn));
 
