@@ -56,7 +56,7 @@ enum fnv_tunable_kind {
 #define FNV_BETA_MAX		3000
 /* tau_l_bytes = auto: 50 ms of a tenant's fair service (fairnvme-ctl.c) */
 #define FNV_TAU_AUTO		0U
-#define FNV_TAU_L_MIN		512
+#define FNV_TAU_L_MIN		128
 #define FNV_TAU_L_MAX		1073741824U
 #define FNV_HL_PERIOD_MS_DEF	1000
 #define FNV_HL_PERIOD_MS_MIN	100

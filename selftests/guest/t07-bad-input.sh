@@ -67,7 +67,7 @@ done
 for v in "" insertion "head queue"; do
 	expect_einval "$io/state_latency" "$v"
 done
-for v in 0 511 1073741825 8k x autox; do
+for v in 0 127 1073741825 8k x autox; do
 	expect_einval "$io/tau_l_bytes" "$v"
 done
 for v in 0 99 60001 1s; do
@@ -87,8 +87,8 @@ check "wrr_mode accepts off and soft" sh -c \
 	"echo off >$io/wrr_mode && grep -qx 'soft \[off\]' $io/wrr_mode && echo soft >$io/wrr_mode && grep -qx '\[soft\] off' $io/wrr_mode"
 check "state_latency defaults to head, accepts queue and head" sh -c \
 	"grep -qx '\[head\] queue' $io/state_latency && echo queue >$io/state_latency && grep -qx 'head \[queue\]' $io/state_latency && echo head >$io/state_latency && grep -qx '\[head\] queue' $io/state_latency"
-check "tau_l_bytes defaults to auto, accepts 512 (then in force) and auto" sh -c \
-	"grep -qx auto $io/tau_l_bytes && echo 512 >$io/tau_l_bytes && grep -qx 512 $io/tau_l_bytes && grep -qx 512 $dbg/tau_l_eff_bytes && echo auto >$io/tau_l_bytes && grep -qx auto $io/tau_l_bytes"
+check "tau_l_bytes defaults to auto, accepts 128 (then in force) and auto" sh -c \
+	"grep -qx auto $io/tau_l_bytes && echo 128 >$io/tau_l_bytes && grep -qx 128 $io/tau_l_bytes && grep -qx 128 $dbg/tau_l_eff_bytes && echo auto >$io/tau_l_bytes && grep -qx auto $io/tau_l_bytes"
 check "debugfs tau_l_eff_bytes refuses writes and keeps its value" sh -c \
 	"v=\$(cat $dbg/tau_l_eff_bytes) && ! (echo 5 >$dbg/tau_l_eff_bytes) 2>/dev/null && [ \"\$(cat $dbg/tau_l_eff_bytes)\" = \"\$v\" ]"
 check "dev_target_us defaults to auto, accepts 600, 0 and auto" sh -c \
