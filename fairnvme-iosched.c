@@ -88,12 +88,14 @@
  * FairNVMe's state-driven controller (state.c) runs from a delayed work
  * every ctl_period_ms (100) while the device has active tenants, and walks
  * only those (a tenant leaves the walk after 10 idle periods; an idle
- * device has no timer). A tenant's latency is by default its head latency:
- * from the moment a request became its tenant's oldest to its completion,
- * the wait before dispatch scaled by weight over the mean weight under
- * soft and counted from the cycle's start at most under off
- * (state_latency=queue: the paper's latency from insertion). A busy
- * tenant is judged on at least 16 samples, pooled over up to 8 periods.
+ * device has no timer). With so many tenants that the walk takes more
+ * than 1/32 of the period, the period stretches to 32 times the walk. A
+ * tenant's latency is by default its head latency: from the moment a
+ * request became its tenant's oldest to its completion, the wait before
+ * dispatch scaled by weight over the mean weight under soft and counted
+ * from the cycle's start at most under off (state_latency=queue: the
+ * paper's latency from insertion). A busy tenant is judged on at least 16
+ * samples, pooled over up to 8 periods.
  * Against thresh_min, its own adaptive thresh_cur (Eq. 3-4: k_u = 0.01
  * up, k_d = 0.001 down) and thresh_max, it is idle, balanced, unbalanced
  * or saturated. The thresholds follow the device: by default 5/4 and 8
@@ -464,8 +466,7 @@ static void fnv_tenant_active(struct fnv_data *fd, struct fnv_tenant *tn)
 	}
 	if (!fd->ctl_armed) {
 		fd->ctl_armed = true;
-		schedule_delayed_work(&fd->ctl_work,
-				      msecs_to_jiffies(READ_ONCE(fd->ctl_period_ms)));
+		schedule_delayed_work(&fd->ctl_work, fnv_ctl_delay(fd));
 	}
 }
 

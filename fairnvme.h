@@ -236,6 +236,8 @@ struct fnv_data {
 	u32 wrr_burst;
 
 	struct delayed_work ctl_work;	/* the FairNVMe control period */
+	u64 ctl_at;			/* ns: when the last period began */
+	u64 ctl_spent;			/* ns: what its work took */
 	struct list_head active;	/* tenants the worker walks */
 	bool ctl_armed;			/* ctl_work queued or running */
 	/* mean configured weight of the busy tenants */
@@ -259,6 +261,11 @@ struct fnv_data {
 	u64 sync_vt;			/* ... its tenant's virtual time */
 };
 
+/*
+ * The control period stretches so that its work takes at most 1 /
+ * FNV_CTL_DUTY of a CPU (fnv_ctl_delay()).
+ */
+#define FNV_CTL_DUTY		32
 /* Control periods a tenant stays on the active list once it is idle. */
 #define FNV_IDLE_LEAVE		10
 
@@ -277,6 +284,7 @@ void fnv_d2fq_clear(struct fnv_data *fd,
 /* fairnvme-ctl.c */
 void fnv_flow_refilled(struct fnv_sched *s, struct fnv_flow *f);
 void fnv_ctl_workfn(struct work_struct *work);
+unsigned long fnv_ctl_delay(struct fnv_data *fd);
 void fnv_auto_thresh(struct fnv_data *fd, bool period);
 
 /* fairnvme-sysfs.c */
