@@ -328,15 +328,15 @@ void fnv_ctl_workfn(struct work_struct *work)
 	struct request_queue *q = fd->q;
 	struct fnv_ctl_params p;
 	struct fnv_tenant *tn, *next;
-	u64 dev_sum = 0, nr = 0, wsum = 0, esum = 0, bypass, t0, dt;
+	u64 dev_sum = 0, nr = 0, wsum = 0, esum = 0, bypass, t0, dt, spent;
 	bool comp = false, limited;
 	u32 wn = 0, mode;
 	u64 b_total;
 
 	fnv_read_params(fd, &p);
 	mode = READ_ONCE(fd->wrr_mode);
-	t0 = ktime_get_ns();
 	spin_lock_irq(&fd->lock);
+	t0 = ktime_get_ns();
 	/* the time since the last period, for rates (bypass) */
 	dt = fd->ctl_at && t0 > fd->ctl_at ? t0 - fd->ctl_at :
 	     (u64)READ_ONCE(fd->ctl_period_ms) * NSEC_PER_MSEC;
@@ -461,7 +461,14 @@ void fnv_ctl_workfn(struct work_struct *work)
 			continue;
 		fnv_tenant_leave(tn);
 	}
-	fd->ctl_spent = ktime_get_ns() - t0;
+	/*
+	 * What the walk took with the lock held, the less of this period's
+	 * and the last: a virtual CPU the host did not run for a moment
+	 * must not stretch the period.
+	 */
+	spent = ktime_get_ns() - t0;
+	fd->ctl_spent = min(spent, fd->ctl_last);
+	fd->ctl_last = spent;
 	if (list_empty(&fd->active) && !fd->nr_queued)
 		fd->ctl_armed = false;
 	else

@@ -237,7 +237,8 @@ struct fnv_data {
 
 	struct delayed_work ctl_work;	/* the FairNVMe control period */
 	u64 ctl_at;			/* ns: when the last period began */
-	u64 ctl_spent;			/* ns: what its work took */
+	u64 ctl_spent;			/* ns: what its work took (the less */
+	u64 ctl_last;			/* ... of the last two walks) */
 	struct list_head active;	/* tenants the worker walks */
 	bool ctl_armed;			/* ctl_work queued or running */
 	/* mean configured weight of the busy tenants */
