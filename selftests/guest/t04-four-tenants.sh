@@ -59,6 +59,9 @@ for t in w800 w600 w400 w200; do
 		"$(tenant_share $t w800 w600 w400 w200)" "$(fcalc "${t#w} / 2000")" 10
 done
 
+# the module must go at rmmod after the tests (t06): no instance left here
+set_sched "$bw" none
+
 for t in w800 w600 w400 w200; do
 	cg_destroy $t
 done
