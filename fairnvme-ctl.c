@@ -252,9 +252,21 @@ static void fnv_auto_tau(struct fnv_data *fd, u64 now, bool limited,
  * D2FQ upkeep, every control period (under fd->lock): a
  * tenant's virtual time advances at its effective weight; a tenant with
  * nothing queued or in flight for grace_us is no longer active and lets
- * go of gvt (it restarts at gvt when it comes back); every hl_period_ms
- * the H/L ratio is recomputed from the period's virtual times and class
- * usage (Eq. 2 and 3). O(tenants), off the I/O path.
+ * go of gvt (it restarts at gvt when it comes back); gvt is set to the
+ * smallest virtual time of the active tenants that may hold it, and each
+ * waiting tenant moved to the class of its gap to that; every
+ * hl_period_ms the H/L ratio is recomputed from the period's virtual
+ * times and class usage (Eq. 2 and 3). O(tenants), off the I/O path.
+ *
+ * The anchor: between periods gvt is D2FQ's sloppy word, raised by its
+ * holder and lowered by any tenant behind it on completion. Left to
+ * itself it drifted from the minimum by tens of tau_l under churn (t18:
+ * the gvt holder's cgroup removed every other second): after a release,
+ * the first tenant to complete took gvt at its own virtual time, however
+ * far ahead, the tenants behind it waited in the class they had (low)
+ * until they completed, tenants that joined then started at that gvt,
+ * and in a 5 s window a weight-100 tenant got 27 % over its share while
+ * sharing the high class, round robin, with tenants of weight 200 to 600.
  */
 static void fnv_d2fq_period(struct fnv_data *fd, u64 now)
 {
@@ -262,8 +274,9 @@ static void fnv_d2fq_period(struct fnv_data *fd, u64 now)
 	u64 grace = (u64)READ_ONCE(fd->grace_us) * NSEC_PER_USEC;
 	u64 period = (u64)READ_ONCE(fd->hl_period_ms) * NSEC_PER_MSEC;
 	bool hl = now - fd->hl_last >= period;
+	struct fnv_tenant *tn, *low = NULL;
 	struct d2fq_period p;
-	struct fnv_tenant *tn;
+	s64 low_gap = 0;
 
 	lockdep_assert_held(&fd->lock);
 	d2fq_period_begin(&p, d2fq_gvt_vt(atomic64_read(&fd->gvt)));
@@ -275,10 +288,22 @@ static void fnv_d2fq_period(struct fnv_data *fd, u64 now)
 			tn->d2.active = false;
 			d2fq_gvt_release(&fd->gvt, tn->d2.id);
 		}
-		fnv_d2fq_reclass(fd, tn);
+		if (tn->d2.active && tn->d2.id != D2FQ_ID_NONE) {
+			s64 gap = d2fq_vt_diff(atomic64_read(&tn->d2.vt),
+					       p.gvt);
+
+			if (!low || gap < low_gap) {
+				low = tn;
+				low_gap = gap;
+			}
+		}
 		if (hl)
 			d2fq_period_flow(&p, &tn->d2, fd->arb.weight);
 	}
+	if (low)
+		d2fq_gvt_anchor(&fd->gvt, low->d2.id, p.gvt + low_gap);
+	list_for_each_entry(tn, &fd->active, active_node)
+		fnv_d2fq_reclass(fd, tn);
 	if (hl) {
 		u64 tau_w = (u64)fd->tau_l_bytes << (D2FQ_VT_SHIFT + 1);
 		u32 old = fd->arb.hl;

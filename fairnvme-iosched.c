@@ -44,7 +44,9 @@
  * virtual time (gvt) follows the smallest vt of the active tenants,
  * sloppily: one 64-bit word holds gvt and the id of its holder; the holder
  * raises it once more than tau_l / 16 ahead, any tenant below lowers it
- * and takes it over, by cmpxchg on completion. A tenant is active while it
+ * and takes it over, by cmpxchg on completion; a released gvt is taken
+ * only at or below it, and every control period anchors gvt on the
+ * smallest vt of the active tenants (3.). A tenant is active while it
  * has requests queued or in flight and for grace_us (1000) after; back, it
  * restarts at gvt, or keeps a lead of at most tau_l. The root cgroup's
  * tenant never holds gvt, and its lead stays under tau_l / 2.
@@ -112,9 +114,9 @@
  * B_total * W_i * D_i / sum(W_j * D_j), D_i the device time of its
  * outstanding requests, never below the weight's share. The same worker
  * updates the cost model, the depth (4.), tau_l and the thresholds, and
- * runs D2FQ's period: gvt released by tenants idle past grace_us, each
- * waiting tenant moved to the class of its gap now, the H/L ratio
- * recomputed.
+ * runs D2FQ's period: gvt released by tenants idle past grace_us, gvt
+ * anchored on the smallest vt of the active tenants, each waiting tenant
+ * moved to the class of its gap now, the H/L ratio recomputed.
  *
  * 4. Depth
  *

@@ -121,8 +121,17 @@ u64 d2fq_vt_delta(u64 bytes, u32 weight);
  * holder by up to @slack.
  */
 void d2fq_gvt_update(atomic64_t *gvt, u16 id, u64 vt, u64 slack);
-/* Fig. 9 release_gvt(): @id went idle; any flow may take gvt over. */
+/*
+ * Fig. 9 release_gvt(): @id went idle; gvt keeps its value and the next
+ * flow to complete at or below it takes it over.
+ */
 void d2fq_gvt_release(atomic64_t *gvt, u16 id);
+/*
+ * gvt is @vt, held by @id: the owner's periodic walk sets it to the
+ * smallest virtual time of the active flows, which the sloppy updates only
+ * approximate (a holder that left, a flow behind that has not completed).
+ */
+void d2fq_gvt_anchor(atomic64_t *gvt, u16 id, u64 vt);
 
 /*
  * Eq. 1: the class for a flow @gap ahead of gvt, tau_m = tau_l / 2

@@ -39,8 +39,12 @@ static void test_gvt_seq(void)
 	atomic64_set(&g, (s64)d2fq_gvt_pack(D2FQ_ID_NONE, 0));
 	d2fq_gvt_update(&g, 1, 1000, 0);
 	w = atomic64_read(&g);
+	tap_ok(d2fq_gvt_id(w) == D2FQ_ID_NONE && d2fq_gvt_vt(w) == 0,
+	       "with no holder, a flow ahead of gvt does not take it");
+	d2fq_gvt_anchor(&g, 1, 1000);
+	w = atomic64_read(&g);
 	tap_ok(d2fq_gvt_id(w) == 1 && d2fq_gvt_vt(w) == 1000,
-	       "with no holder, the first flow takes gvt");
+	       "the anchor gives gvt a holder");
 	d2fq_gvt_update(&g, 2, 2000, 0);
 	w = atomic64_read(&g);
 	tap_ok(d2fq_gvt_id(w) == 1 && d2fq_gvt_vt(w) == 1000,
@@ -62,8 +66,25 @@ static void test_gvt_seq(void)
 	       "release keeps the value and clears the holder");
 	d2fq_gvt_update(&g, 2, 2000, 0);
 	w = atomic64_read(&g);
+	tap_ok(d2fq_gvt_id(w) == D2FQ_ID_NONE && d2fq_gvt_vt(w) == 1200,
+	       "a released gvt is not taken by a flow ahead of it (no jump)");
+	d2fq_gvt_update(&g, 2, 1300, 100);
+	w = atomic64_read(&g);
+	tap_ok(d2fq_gvt_id(w) == 2 && d2fq_gvt_vt(w) == 1300,
+	       "a released gvt is taken by a flow within the slack of it");
+	d2fq_gvt_release(&g, 2);
+	d2fq_gvt_update(&g, 4, 1100, 0);
+	w = atomic64_read(&g);
+	tap_ok(d2fq_gvt_id(w) == 4 && d2fq_gvt_vt(w) == 1100,
+	       "a released gvt is taken by a flow behind it");
+	d2fq_gvt_release(&g, 4);
+	d2fq_gvt_anchor(&g, 2, 2000);
+	w = atomic64_read(&g);
 	tap_ok(d2fq_gvt_id(w) == 2 && d2fq_gvt_vt(w) == 2000,
-	       "a released gvt is re-acquired by the next flow to complete");
+	       "the anchor sets gvt and its holder");
+	d2fq_gvt_anchor(&g, D2FQ_ID_NONE, 5);
+	tap_ok(d2fq_gvt_vt(atomic64_read(&g)) == 2000,
+	       "the anchor ignores a flow without an id");
 	d2fq_gvt_update(&g, D2FQ_ID_NONE, 10, 0);
 	tap_ok(d2fq_gvt_vt(atomic64_read(&g)) == 2000,
 	       "a flow without an id never updates gvt");
@@ -94,8 +115,10 @@ static void test_gvt_seq(void)
  * advance its vt by a random step and call update_gvt(); a barrier ends
  * the round. The holder only raises gvt to its own vt and every flow
  * lowers it once per round, so at the end of each round gvt is at most
- * one holder step above the true minimum. The vts start just below the
- * 48-bit wrap, so the comparisons cross it.
+ * one holder step above the true minimum. Flow 0 lets go of gvt now and
+ * then; a round that ends without a holder is re-anchored on the minimum,
+ * as the control period does. The vts start just below the 48-bit wrap,
+ * so the comparisons cross it.
  */
 #define NTHR	4
 #define ROUNDS	20000
@@ -104,7 +127,7 @@ static void test_gvt_seq(void)
 static atomic64_t cgvt;
 static u64 cvt[NTHR];
 static pthread_barrier_t bar;
-static int c_bad, c_above, c_below, c_holders;
+static int c_bad, c_above, c_below, c_holders, c_nohold;
 static unsigned int c_seen;
 
 static void *gvt_thread(void *arg)
@@ -135,9 +158,16 @@ static void *gvt_thread(void *arg)
 				c_above++;
 			if (d < 0)
 				c_below++;
-			if (d2fq_gvt_id(w) == D2FQ_ID_NONE ||
-			    d2fq_gvt_id(w) > NTHR)
+			if (d2fq_gvt_id(w) > NTHR)
 				c_bad++;
+			if (d2fq_gvt_id(w) == D2FQ_ID_NONE) {
+				c_nohold++;
+				for (i = 0; i < NTHR; i++)
+					if (cvt[i] == mn)
+						break;
+				d2fq_gvt_anchor(&cgvt, i + 1, mn);
+				w = atomic64_read(&cgvt);
+			}
 			c_seen |= 1U << d2fq_gvt_id(w);
 		}
 		pthread_barrier_wait(&bar);
@@ -163,8 +193,10 @@ static void test_gvt_threads(void)
 		c_holders += !!(c_seen & (1U << (i + 1)));
 	tap_ok(!c_above, "%d threads x %d rounds: gvt never more than one step (%d) above the true minimum (%d times)",
 	       NTHR, ROUNDS, STEP, c_above);
-	tap_ok(!c_bad, "gvt always has a holder after a round (%d without)",
-	       c_bad);
+	tap_ok(!c_bad, "gvt never held by an unknown flow (%d times)", c_bad);
+	tap_ok(c_nohold <= ROUNDS / 5000,
+	       "a round ends without a holder only after a release (%d, %d releases)",
+	       c_nohold, ROUNDS / 5000);
 	tap_ok(c_below < ROUNDS, "gvt below the true minimum in %d of %d rounds (sloppy, allowed)",
 	       c_below, ROUNDS);
 	tap_ok(c_holders >= 2, "holder changed hands: %d of %d flows held gvt",
@@ -591,6 +623,17 @@ static void simulate(int nf, const u32 *wt, const u32 *size, double *share,
 			}
 			head = (head + 1) % DEPTH;
 			nd--;
+		}
+		/* the control period: gvt anchored on the smallest vt */
+		if (t % (PERIOD / 10) == PERIOD / 10 - 1) {
+			int lo = 0;
+
+			for (i = 1; i < nf; i++)
+				if (d2fq_vt_diff(atomic64_read(&f[i].vt),
+						 atomic64_read(&f[lo].vt)) < 0)
+					lo = i;
+			d2fq_gvt_anchor(&gvt, f[lo].id,
+					atomic64_read(&f[lo].vt));
 		}
 		if (t % PERIOD == PERIOD - 1) {
 			struct d2fq_period p;
