@@ -24,14 +24,15 @@ u64 d2fq_vt_delta(u64 bytes, u32 weight)
 
 /*
  * Fig. 9: the holder raises gvt to its own virtual time; any other flow
- * lowers it to its own (and becomes the holder). With no holder, the first
- * flow to complete at or below gvt (within @slack) takes it; a flow ahead
- * does not, or gvt would jump to wherever the first flow to complete
- * after a release happens to be: the owner re-anchors gvt on the smallest
- * virtual time of its active flows (d2fq_gvt_anchor()) instead. Lock
- * free: retried while the word changes.
+ * lowers it to its own (and becomes the holder). With no holder, a flow
+ * that was at or below gvt (within @slack) before this completion's @step
+ * takes it at its vt now; a flow that was ahead does not, or gvt would
+ * jump to wherever the first flow to complete after a release happens to
+ * be: the owner re-anchors gvt on the smallest virtual time of its active
+ * flows (d2fq_gvt_anchor()) instead. Lock free: retried while the word
+ * changes.
  */
-void d2fq_gvt_update(atomic64_t *gvt, u16 id, u64 vt, u64 slack)
+void d2fq_gvt_update(atomic64_t *gvt, u16 id, u64 vt, u64 step, u64 slack)
 {
 	u64 new = d2fq_gvt_pack(id, vt);
 	u64 old = atomic64_read(gvt);
@@ -43,7 +44,7 @@ void d2fq_gvt_update(atomic64_t *gvt, u16 id, u64 vt, u64 slack)
 		s64 d = d2fq_vt_diff(vt, d2fq_gvt_vt(old));
 		u64 cur;
 
-		if (!((holder == D2FQ_ID_NONE && d <= (s64)slack) ||
+		if (!((holder == D2FQ_ID_NONE && d - (s64)step <= (s64)slack) ||
 		      (holder == id && d > (s64)slack) ||
 		      (holder != id && d < 0)))
 			return;

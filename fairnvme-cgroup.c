@@ -111,6 +111,16 @@ static void fnv_pd_offline(struct blkg_policy_data *pd)
 	 */
 	smp_mb();
 	d2fq_gvt_release(&fd->gvt, tn->d2.id);
+	/*
+	 * and anchor it now on the tenants left, rather than at the next
+	 * control period: a tenant takes a released gvt only from within
+	 * tau_l / 16 of it, and until one does gvt stands still, every
+	 * tenant drifts to the low class and newcomers start behind.
+	 */
+	spin_lock(&fd->lock);
+	if (d2fq_gvt_id(atomic64_read(&fd->gvt)) == D2FQ_ID_NONE)
+		fnv_d2fq_anchor(fd);
+	spin_unlock(&fd->lock);
 }
 
 /*

@@ -249,6 +249,34 @@ static void fnv_auto_tau(struct fnv_data *fd, u64 now, bool limited,
 }
 
 /*
+ * gvt is set to the smallest virtual time of the active tenants that may
+ * hold it (not the root cgroup's, not one without an id), held by that
+ * tenant; with none, it stays as it is. O(active tenants), under fd->lock:
+ * from the control period, and when the holder's cgroup is removed.
+ */
+void fnv_d2fq_anchor(struct fnv_data *fd)
+{
+	u64 gvt = d2fq_gvt_vt(atomic64_read(&fd->gvt));
+	struct fnv_tenant *tn, *low = NULL;
+	s64 low_gap = 0;
+
+	lockdep_assert_held(&fd->lock);
+	list_for_each_entry(tn, &fd->active, active_node) {
+		s64 gap;
+
+		if (!tn->d2.active || tn->d2.id == D2FQ_ID_NONE)
+			continue;
+		gap = d2fq_vt_diff(atomic64_read(&tn->d2.vt), gvt);
+		if (!low || gap < low_gap) {
+			low = tn;
+			low_gap = gap;
+		}
+	}
+	if (low)
+		d2fq_gvt_anchor(&fd->gvt, low->d2.id, gvt + low_gap);
+}
+
+/*
  * D2FQ upkeep, every control period (under fd->lock): a
  * tenant's virtual time advances at its effective weight; a tenant with
  * nothing queued or in flight for grace_us is no longer active and lets
@@ -274,9 +302,8 @@ static void fnv_d2fq_period(struct fnv_data *fd, u64 now)
 	u64 grace = (u64)READ_ONCE(fd->grace_us) * NSEC_PER_USEC;
 	u64 period = (u64)READ_ONCE(fd->hl_period_ms) * NSEC_PER_MSEC;
 	bool hl = now - fd->hl_last >= period;
-	struct fnv_tenant *tn, *low = NULL;
+	struct fnv_tenant *tn;
 	struct d2fq_period p;
-	s64 low_gap = 0;
 
 	lockdep_assert_held(&fd->lock);
 	d2fq_period_begin(&p, d2fq_gvt_vt(atomic64_read(&fd->gvt)));
@@ -288,20 +315,10 @@ static void fnv_d2fq_period(struct fnv_data *fd, u64 now)
 			tn->d2.active = false;
 			d2fq_gvt_release(&fd->gvt, tn->d2.id);
 		}
-		if (tn->d2.active && tn->d2.id != D2FQ_ID_NONE) {
-			s64 gap = d2fq_vt_diff(atomic64_read(&tn->d2.vt),
-					       p.gvt);
-
-			if (!low || gap < low_gap) {
-				low = tn;
-				low_gap = gap;
-			}
-		}
 		if (hl)
 			d2fq_period_flow(&p, &tn->d2, fd->arb.weight);
 	}
-	if (low)
-		d2fq_gvt_anchor(&fd->gvt, low->d2.id, p.gvt + low_gap);
+	fnv_d2fq_anchor(fd);
 	list_for_each_entry(tn, &fd->active, active_node)
 		fnv_d2fq_reclass(fd, tn);
 	if (hl) {

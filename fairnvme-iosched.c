@@ -45,8 +45,9 @@
  * sloppily: one 64-bit word holds gvt and the id of its holder; the holder
  * raises it once more than tau_l / 16 ahead, any tenant below lowers it
  * and takes it over, by cmpxchg on completion; a released gvt is taken
- * only at or below it, and every control period anchors gvt on the
- * smallest vt of the active tenants (3.). A tenant is active while it
+ * only by a tenant that was within tau_l / 16 of it before the completion,
+ * and every control period anchors gvt on the smallest vt of the active
+ * tenants that may hold it (3.). A tenant is active while it
  * has requests queued or in flight and for grace_us (1000) after; back, it
  * restarts at gvt, or keeps a lead of at most tau_l. The root cgroup's
  * tenant never holds gvt, and its lead stays under tau_l / 2.
@@ -1162,13 +1163,11 @@ static void fnv_requeue_request(struct request *rq)
 static void fnv_d2fq_complete(struct request *rq, struct fnv_tenant *tn)
 {
 	struct fnv_data *fd = rq->q->elevator->elevator_data;
-	u64 vt;
+	u64 step = d2fq_vt_delta(fnv_rq_charged(rq), READ_ONCE(tn->d2.weight));
+	u64 vt = atomic64_add_return(step, &tn->d2.vt);
 
-	vt = atomic64_add_return(d2fq_vt_delta(fnv_rq_charged(rq),
-					       READ_ONCE(tn->d2.weight)),
-				 &tn->d2.vt);
 	/* the holder raises gvt in steps of tau_l / 16 */
-	d2fq_gvt_update(&fd->gvt, tn->d2.id, vt,
+	d2fq_gvt_update(&fd->gvt, tn->d2.id, vt, step,
 			(u64)READ_ONCE(fd->tau_l_bytes) << (D2FQ_VT_SHIFT - 4));
 	/*
 	 * A removed cgroup's tenant lets go at once (fnv_pd_offline() did,

@@ -283,6 +283,7 @@ void fnv_d2fq_clear(struct fnv_data *fd,
 		    void (*moved)(struct fnv_data *fd, struct fnv_tenant *tn));
 
 /* fairnvme-ctl.c */
+void fnv_d2fq_anchor(struct fnv_data *fd);
 void fnv_flow_refilled(struct fnv_sched *s, struct fnv_flow *f);
 void fnv_ctl_workfn(struct work_struct *work);
 unsigned long fnv_ctl_delay(struct fnv_data *fd);

@@ -115,12 +115,15 @@ static inline u64 d2fq_gvt_vt(u64 word)
 /* Virtual time a flow of @weight advances by for @bytes. */
 u64 d2fq_vt_delta(u64 bytes, u32 weight);
 /*
- * Fig. 9 update_gvt(): @id completed a request and is at @vt. The holder
- * only raises gvt once it is more than @slack ahead of it (0: always), which
- * saves a compare-and-swap per completion at the price of gvt lagging the
- * holder by up to @slack.
+ * Fig. 9 update_gvt(): @id completed a request that advanced it by @step
+ * and is at @vt. The holder only raises gvt once it is more than @slack
+ * ahead of it (0: always), which saves a compare-and-swap per completion
+ * at the price of gvt lagging the holder by up to @slack. With no holder,
+ * @id takes gvt if it was within @slack of it before @step, never from
+ * further ahead (see d2fq_gvt_anchor()).
  */
-void d2fq_gvt_update(atomic64_t *gvt, u16 id, u64 vt, u64 slack);
+void d2fq_gvt_update(atomic64_t *gvt, u16 id, u64 vt, u64 step,
+		     u64 slack);
 /*
  * Fig. 9 release_gvt(): @id went idle; gvt keeps its value and the next
  * flow to complete at or below it takes it over.
