@@ -156,6 +156,7 @@ void d2fq_arb_init(struct d2fq_arb *a, u32 hl, u32 burst)
 
 	for (c = 0; c < D2FQ_NR_CLASSES; c++) {
 		INIT_LIST_HEAD(&a->cls[c]);
+		a->scan[c] = &a->cls[c];
 		a->credit[c] = 0;
 	}
 	a->weight[D2FQ_URGENT] = 0;
@@ -177,10 +178,18 @@ void d2fq_arb_add(struct d2fq_arb *a, struct d2fq_flow *f, enum d2fq_class c)
 		a->hold(a, f, true);
 }
 
+/* @f leaves its class list: the scan of it goes on from the flow before. */
+static void d2fq_arb_unlink(struct d2fq_arb *a, struct d2fq_flow *f)
+{
+	if (a->scan[f->cls] == &f->node)
+		a->scan[f->cls] = f->node.prev;
+}
+
 void d2fq_arb_del(struct d2fq_arb *a, struct d2fq_flow *f)
 {
 	if (f->cls < 0)
 		return;
+	d2fq_arb_unlink(a, f);
 	list_del_init(&f->node);
 	f->cls = -1;
 	if (f->parked)
@@ -206,11 +215,28 @@ bool d2fq_arb_unpark(struct d2fq_arb *a, struct d2fq_flow *f,
 		return false;
 	f->parked = false;
 	a->nr_parked--;
-	if (f->cls != (s8)c) {
-		list_move_tail(&f->node, &a->cls[c]);
-		f->cls = c;
-	}
+	if (f->cls != (s8)c)
+		d2fq_arb_move(a, f, c);
 	return true;
+}
+
+void d2fq_arb_move(struct d2fq_arb *a, struct d2fq_flow *f, enum d2fq_class c)
+{
+	d2fq_arb_unlink(a, f);
+	list_move_tail(&f->node, &a->cls[c]);
+	f->cls = c;
+}
+
+struct d2fq_flow *d2fq_arb_scan(struct d2fq_arb *a, enum d2fq_class c)
+{
+	struct list_head *pos = a->scan[c]->next;
+
+	if (pos == &a->cls[c])		/* past the tail: from the head */
+		pos = pos->next;
+	if (pos == &a->cls[c])
+		return NULL;
+	a->scan[c] = pos;
+	return list_entry(pos, struct d2fq_flow, node);
 }
 
 static bool d2fq_arb_ready(struct d2fq_arb *a, u32 c)
@@ -288,7 +314,7 @@ void d2fq_arb_unpick(struct d2fq_arb *a, struct d2fq_flow *f)
 	 * ready and the round, and the others' credit, never come.
 	 */
 	a->run = a->burst;
-	list_move_tail(&f->node, &a->cls[f->cls]);
+	d2fq_arb_move(a, f, f->cls);
 }
 
 void d2fq_period_begin(struct d2fq_period *p, u64 gvt)

@@ -74,6 +74,8 @@ struct d2fq_flow {
  */
 struct d2fq_arb {
 	struct list_head cls[D2FQ_NR_CLASSES];
+	/* per class, the flow d2fq_arb_scan() looked at last (or the list) */
+	struct list_head *scan[D2FQ_NR_CLASSES];
 	u32 weight[D2FQ_NR_CLASSES];	/* HPW, MPW, LPW; [URGENT] unused */
 	u32 credit[D2FQ_NR_CLASSES];	/* of the current round */
 	u32 burst;		/* requests per class before moving on */
@@ -197,6 +199,21 @@ void d2fq_arb_park(struct d2fq_arb *a, struct d2fq_flow *f);
  */
 bool d2fq_arb_unpark(struct d2fq_arb *a, struct d2fq_flow *f,
 		     enum d2fq_class c);
+/*
+ * @f, on a class list, goes to the tail of class @c (its own or another):
+ * after it was served, or when its class changed. Any move of a flow on
+ * the lists goes through here or d2fq_arb_del(), which keep the scan on
+ * its list.
+ */
+void d2fq_arb_move(struct d2fq_arb *a, struct d2fq_flow *f, enum d2fq_class c);
+/*
+ * One step of a scan over class @c: the flow after the one the last step
+ * returned, from the head again past the tail; NULL when @c is empty.
+ * Successive steps visit every flow of @c in turn (one a step, O(1))
+ * whatever the arbiter serves or moves in between, so that the owner can
+ * re-class waiting flows without a walk over them all.
+ */
+struct d2fq_flow *d2fq_arb_scan(struct d2fq_arb *a, enum d2fq_class c);
 /*
  * The flow to serve next: the head of the urgent list if any, else of the
  * class the weighted round robin is at; parked flows met at a head are
