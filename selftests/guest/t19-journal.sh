@@ -27,17 +27,30 @@
 # model and 0.13 to 0.18 with it (none 0.08 to 0.32, bfq 0.12 to 0.33):
 # jbd2's commits, in the root cgroup, are not charged to A, and A and B
 # both end up in the low class and take turns there whatever
-# their weights. The p99 of A's writes is
-# printed beside none's and bfq's, not asserted: it moves with the host's
-# load (18 ms unloaded, up to 56 ms with both host cores busy), while none
-# gives A more than its weight (QEMU's throttle serves reads and writes in
-# alternation) and with it a lower p99.
+# their weights.
+#
+# The p99 of A's writes, the bound we state: at most 3 turns of A at its
+# weight, a turn being 9 / (A's + B's IOPS), the mean time between A's
+# requests were it served exactly its 1/9 (4.5 ms at 2000 IOPS, so 13.5
+# ms). An O_SYNC write waits for its own turn and then for the journal
+# commit, whose metadata blocks are urgent and whose flush and FUA commit
+# block go to the device directly on 6.1: about two turns when A is
+# behind, one more for the noise of a TCG guest. Measured in three runs
+# on 6.1: 1.75, 1.66 and 1.74 turns (7.9, 7.5 and 7.8 ms); none 1.30, 0.85
+# and 1.24, bfq 1.33, 0.85 and 0.87, which give A 1.6 to 3 times its
+# weight and with it a shorter wait. In absolute terms the p99 moves with the host's load (18 ms
+# unloaded, 56 ms with both host cores busy, in earlier versions), hence
+# turns, measured in the same run.
+#
+# The p99 is asserted in turns, not against none's and bfq's: they give A
+# more than its weight (QEMU's throttle serves reads and writes in
+# alternation), fairnvme does not.
 . /tests/lib.sh
 
 RT=${FNV_T19_RUNTIME:-15}
 MNT=/mnt/fnv-t19
 
-tap_plan 3
+tap_plan 4
 fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_dev) || tap_fail_rest "no nvme device"
 # e2fsprogs' mke2fs (the initramfs has it in /usr/sbin), not busybox's
@@ -77,6 +90,9 @@ for s in none bfq fairnvme; do
 	v=$(echo "$s" | tr - _)
 	eval "p99_$v=$(tenant_p99 A) iops_$v=$(tenant_iops A) b_$v=$(tenant_iops B)"
 	eval "share_$v=$(tenant_share A A B)"
+	# A's turn at its weight: 9 of the requests A and B got, in us
+	eval "turn_$v=$(awk -v a="$(tenant_iops A)" -v b="$(tenant_iops B)" \
+		'BEGIN { printf "%.1f", (a + b > 0 ? 9e6 / (a + b) : 0) }')"
 	diag "$s: A (weight 100, O_SYNC 4k) $(tenant_iops A) IOPS, mean $(tenant_lat A write mean) us, p99 $(tenant_p99 A) us; B (weight 800) $(tenant_iops B) IOPS"
 done
 umount "$MNT"
@@ -85,7 +101,16 @@ check "fio ran without error under none, bfq and fairnvme" test $bad = 0
 diag "A's p99 us: none $p99_none bfq $p99_bfq fairnvme $p99_fairnvme; A's share: none $share_none bfq $share_bfq fairnvme $share_fairnvme (weight 0.111)"
 diag "A's share within 10 % of 1/9 (not asserted, an open bug): $share_fairnvme"
 # shellcheck disable=SC2154
+diag "A's p99 over its turn at its weight: none $(awk -v p="$p99_none" -v t="$turn_none" 'BEGIN { printf "%.2f", (t > 0 ? p / t : 0) }') bfq $(awk -v p="$p99_bfq" -v t="$turn_bfq" 'BEGIN { printf "%.2f", (t > 0 ? p / t : 0) }') fairnvme $(awk -v p="$p99_fairnvme" -v t="$turn_fairnvme" 'BEGIN { printf "%.2f", (t > 0 ? p / t : 0) }') (turn us: none $turn_none bfq $turn_bfq fairnvme $turn_fairnvme)"
+# shellcheck disable=SC2154
 assert_le "A's share under fairnvme, at most twice its 1/9 (none $share_none, bfq $share_bfq)" "$share_fairnvme" 0.222
+if timing_off; then
+	skip "A's p99 under fairnvme in turns at its weight" "no latencies on a debug kernel (timing=0)"
+else
+	# shellcheck disable=SC2154
+	assert_le "A's p99 under fairnvme in turns at its weight ($p99_fairnvme us, turn $turn_fairnvme us), at most" \
+		"$(awk -v p="$p99_fairnvme" -v t="$turn_fairnvme" 'BEGIN { printf "%.2f", (t > 0 ? p / t : 99) }')" 3
+fi
 cg_destroy A
 cg_destroy B
 tap_done
