@@ -63,6 +63,7 @@ start_tenant() {
 	cg_create "$_t"
 	cg_set_weight "$_t" "$1"
 	echo "$_t $1" >>"$W/live"
+	echo "$(ls -di "$CG_ROOT/$_t" | awk '{ print $1 }') $_t" >>"$W/ino"
 	(
 		run_in_cg "$_t" fio --eta=never --output-format=terse \
 			--terse-version=3 --output="$W/$_t.terse" --name="$_t" \
@@ -115,16 +116,28 @@ snap() { # snap K: "name weight dispatched" of every live tenant, and gvt
 	now_ms >"$W/ms$1"
 }
 
+# dump K: gvt, tau_l, the H/L ratio and the tenant dump at second K, kept
+# to explain a window that fails (a few debugfs reads a second)
+dump() {
+	{
+		echo "gvt=$(fnv_dbg "$dev" gvt) tau_l=$(fnv_dbg "$dev" tau_l_eff_bytes) hl=$(fnv_dbg "$dev" hl_ratio) depth=$(fnv_dbg "$dev" depth)"
+		fnv_dbg "$dev" tenant_dump
+	} >"$W/dump$1"
+}
+
+# named K: dump K with the tenants' names for their cgroup ids
+named() {
+	awk 'FNR == NR { name[$1] = $2; next }
+	     { if (match($1, /^cgroup=[0-9]+$/) && (substr($1, 8) in name))
+			$1 = name[substr($1, 8)]
+	       print }' "$W/ino" "$W/dump$1"
+}
+
 holder() { # the live tenant that holds gvt, if any
-	_ino=$(fnv_dbg "$dev" tenant_dump | sed -n 's/^cgroup=\([0-9]*\) .* holder=1$/\1/p')
+	_ino=$(sed -n 's/^cgroup=\([0-9]*\) .* holder=1$/\1/p' "$W/dump$sec")
 	[ -n "$_ino" ] || return 1
-	while read -r _t _w; do
-		if [ "$(ls -di "$CG_ROOT/$_t" 2>/dev/null | awk '{ print $1 }')" = "$_ino" ]; then
-			echo "$_t"
-			return 0
-		fi
-	done <"$W/live"
-	return 1
+	_t=$(awk -v i="$_ino" '$1 == i { print $2 }' "$W/ino")
+	grep -q "^$_t " "$W/live" && echo "$_t"
 }
 
 for w in 100 200 300 400 500 600 700 800; do start_tenant $w; done
@@ -142,17 +155,14 @@ while [ $sec -lt "$RT" ]; do
 	d=$((t0 + sec * 1000 - $(now_ms)))
 	[ $d -gt 0 ] && sleep "$(fcalc "$d / 1000")"
 	[ $((sec % 5)) = 0 ] && snap $((sec / 5))
+	dump $sec
 	# FNV_t18_trace=1 (fnv.args): the tenants' state each second
 	if [ "${FNV_t18_trace:-0}" = 1 ]; then
-		_sed=""
-		while read -r _t _w; do
-			_sed="$_sed;s/^cgroup=$(ls -di "$CG_ROOT/$_t" | awk '{ print $1 }') /$_t /"
-		done <"$W/live"
-		echo "# $sec: gvt=$(fnv_dbg "$dev" gvt) tau_l=$(fnv_dbg "$dev" tau_l_eff_bytes) hl=$(fnv_dbg "$dev" hl_ratio) depth=$(fnv_dbg "$dev" depth) $(fnv_dbg "$dev" cost_learned)"
+		echo "# $sec: $(fnv_dbg "$dev" cost_learned)"
 		while read -r _t _w; do
 			echo "# $sec: $_t $(grep "^$majmin " "$CG_ROOT/$_t/io.stat" | cut -d' ' -f2-)"
 		done <"$W/live"
-		fnv_dbg "$dev" tenant_dump | sed "${_sed#;}" | sed "s/^/# $sec: /"
+		named $sec | sed "s/^/# $sec: /"
 	fi
 	[ $sec -lt "$RT" ] || break
 	victim=""
@@ -197,6 +207,11 @@ while [ $k -lt $NWIN ]; do
 	if [ "$nt" -ge 2 ]; then
 		nwin=$((nwin + 1))
 		[ "$nb" = 0 ] || sbad="$sbad $k($worst%)"
+	fi
+	if [ "$nb" != 0 ]; then
+		for s in 1 2 3 4 5; do
+			named $((k * 5 + s)) | sed "s/^/# second $((k * 5 + s)): /"
+		done
 	fi
 	k=$((k + 1))
 done
