@@ -29,18 +29,23 @@
 # both end up in the low class and take turns there whatever
 # their weights.
 #
-# The p99 of A's writes, the bound we state: at most 3 turns of A at its
+# The p99 of A's writes, the bound we state: at most 4 turns of A at its
 # weight, a turn being 9 / (A's + B's IOPS), the mean time between A's
-# requests were it served exactly its 1/9 (4.5 ms at 2000 IOPS, so 13.5
-# ms). An O_SYNC write waits for its own turn and then for the journal
-# commit, whose metadata blocks are urgent and whose flush and FUA commit
-# block go to the device directly on 6.1: about two turns when A is
-# behind, one more for the noise of a TCG guest. Measured in three runs
-# on 6.1: 1.75, 1.66 and 1.74 turns (7.9, 7.5 and 7.8 ms); none 1.30, 0.85
-# and 1.24, bfq 1.33, 0.85 and 0.87, which give A 1.6 to 3 times its
-# weight and with it a shorter wait. In absolute terms the p99 moves with the host's load (18 ms
-# unloaded, 56 ms with both host cores busy, in earlier versions), hence
-# turns, measured in the same run.
+# requests were it served exactly its 1/9 (4.5 ms at 2000 IOPS, so 18
+# ms). Why: served its share, A's mean latency is one turn (its requests
+# are one at a time); the p99 of these O_SYNC writes is about 2.5 times
+# their mean under every scheduler (the journal commit some of them wait
+# for: none 2.2 to 3.2, bfq 2.1 to 2.8, fairnvme 2.4 to 2.6 in seven runs);
+# so about 2.5 turns, and 4 with room for a TCG guest's noise. A tenant
+# kept in the low class while B runs, the failure this guards against,
+# waits tens of turns. Measured on 6.1 in five runs: fairnvme 1.75, 1.66,
+# 1.74, 2.37 and 2.02 turns (7.5 to 10.7 ms; 2.37 in the run where A's
+# share was 0.116, its weight's); none 1.30, 0.85, 1.24, 0.94, 1.22; bfq
+# 1.33, 0.85, 0.87, 0.82, 0.80: both give A 1.6 to 3 times its weight and
+# with it a shorter wait. On 6.12, two runs: fairnvme 1.75 and 1.99, none
+# 1.28 and 1.17, bfq 0.98 and 0.69. In absolute terms the p99 moves with the host's load
+# (18 ms unloaded, 56 ms with both host cores busy, in earlier versions),
+# hence turns, measured in the same run.
 #
 # The p99 is asserted in turns, not against none's and bfq's: they give A
 # more than its weight (QEMU's throttle serves reads and writes in
@@ -93,6 +98,8 @@ for s in none bfq fairnvme; do
 	# A's turn at its weight: 9 of the requests A and B got, in us
 	eval "turn_$v=$(awk -v a="$(tenant_iops A)" -v b="$(tenant_iops B)" \
 		'BEGIN { printf "%.1f", (a + b > 0 ? 9e6 / (a + b) : 0) }')"
+	eval "tail_$v=$(awk -v p="$(tenant_p99 A)" -v m="$(tenant_lat A write mean)" \
+		'BEGIN { printf "%.2f", (m > 0 ? p / m : 0) }')"
 	diag "$s: A (weight 100, O_SYNC 4k) $(tenant_iops A) IOPS, mean $(tenant_lat A write mean) us, p99 $(tenant_p99 A) us; B (weight 800) $(tenant_iops B) IOPS"
 done
 umount "$MNT"
@@ -101,7 +108,7 @@ check "fio ran without error under none, bfq and fairnvme" test $bad = 0
 diag "A's p99 us: none $p99_none bfq $p99_bfq fairnvme $p99_fairnvme; A's share: none $share_none bfq $share_bfq fairnvme $share_fairnvme (weight 0.111)"
 diag "A's share within 10 % of 1/9 (not asserted, an open bug): $share_fairnvme"
 # shellcheck disable=SC2154
-diag "A's p99 over its turn at its weight: none $(awk -v p="$p99_none" -v t="$turn_none" 'BEGIN { printf "%.2f", (t > 0 ? p / t : 0) }') bfq $(awk -v p="$p99_bfq" -v t="$turn_bfq" 'BEGIN { printf "%.2f", (t > 0 ? p / t : 0) }') fairnvme $(awk -v p="$p99_fairnvme" -v t="$turn_fairnvme" 'BEGIN { printf "%.2f", (t > 0 ? p / t : 0) }') (turn us: none $turn_none bfq $turn_bfq fairnvme $turn_fairnvme)"
+diag "A's p99 over its turn at its weight: none $(awk -v p="$p99_none" -v t="$turn_none" 'BEGIN { printf "%.2f", (t > 0 ? p / t : 0) }') bfq $(awk -v p="$p99_bfq" -v t="$turn_bfq" 'BEGIN { printf "%.2f", (t > 0 ? p / t : 0) }') fairnvme $(awk -v p="$p99_fairnvme" -v t="$turn_fairnvme" 'BEGIN { printf "%.2f", (t > 0 ? p / t : 0) }') (turn us: none $turn_none bfq $turn_bfq fairnvme $turn_fairnvme); p99 over mean: none $tail_none bfq $tail_bfq fairnvme $tail_fairnvme"
 # shellcheck disable=SC2154
 assert_le "A's share under fairnvme, at most twice its 1/9 (none $share_none, bfq $share_bfq)" "$share_fairnvme" 0.222
 if timing_off; then
@@ -109,7 +116,7 @@ if timing_off; then
 else
 	# shellcheck disable=SC2154
 	assert_le "A's p99 under fairnvme in turns at its weight ($p99_fairnvme us, turn $turn_fairnvme us), at most" \
-		"$(awk -v p="$p99_fairnvme" -v t="$turn_fairnvme" 'BEGIN { printf "%.2f", (t > 0 ? p / t : 99) }')" 3
+		"$(awk -v p="$p99_fairnvme" -v t="$turn_fairnvme" 'BEGIN { printf "%.2f", (t > 0 ? p / t : 99) }')" 4
 fi
 cg_destroy A
 cg_destroy B
