@@ -31,67 +31,62 @@ static void test_vt(void)
 	       "gvt word packs a 16-bit holder and a 48-bit vt");
 }
 
+/* gvt @g holds @id at @vt */
+static bool gvt_is(atomic64_t *g, u16 id, u64 vt)
+{
+	u64 w = atomic64_read(g);
+
+	return d2fq_gvt_id(w) == id && d2fq_gvt_vt(w) == vt;
+}
+
 static void test_gvt_seq(void)
 {
 	atomic64_t g;
-	u64 w;
 
 	atomic64_set(&g, (s64)d2fq_gvt_pack(D2FQ_ID_NONE, 0));
 	d2fq_gvt_update(&g, 1, 1000, 0, 0);
-	w = atomic64_read(&g);
-	tap_ok(d2fq_gvt_id(w) == D2FQ_ID_NONE && d2fq_gvt_vt(w) == 0,
+	tap_ok(gvt_is(&g, D2FQ_ID_NONE, 0),
 	       "with no holder, a flow ahead of gvt does not take it");
 	d2fq_gvt_anchor(&g, 1, 1000);
-	w = atomic64_read(&g);
-	tap_ok(d2fq_gvt_id(w) == 1 && d2fq_gvt_vt(w) == 1000,
+	tap_ok(gvt_is(&g, 1, 1000),
 	       "the anchor gives gvt a holder");
 	d2fq_gvt_update(&g, 2, 2000, 0, 0);
-	w = atomic64_read(&g);
-	tap_ok(d2fq_gvt_id(w) == 1 && d2fq_gvt_vt(w) == 1000,
+	tap_ok(gvt_is(&g, 1, 1000),
 	       "a flow ahead of gvt that does not hold it cannot raise it");
 	d2fq_gvt_update(&g, 1, 1500, 0, 0);
-	w = atomic64_read(&g);
-	tap_ok(d2fq_gvt_id(w) == 1 && d2fq_gvt_vt(w) == 1500,
+	tap_ok(gvt_is(&g, 1, 1500),
 	       "the holder raises gvt");
 	d2fq_gvt_update(&g, 3, 1200, 0, 0);
-	w = atomic64_read(&g);
-	tap_ok(d2fq_gvt_id(w) == 3 && d2fq_gvt_vt(w) == 1200,
+	tap_ok(gvt_is(&g, 3, 1200),
 	       "a flow behind gvt lowers it and becomes the holder");
 	d2fq_gvt_release(&g, 1);
 	tap_ok(d2fq_gvt_id(atomic64_read(&g)) == 3,
 	       "release by a flow that is not the holder changes nothing");
 	d2fq_gvt_release(&g, 3);
-	w = atomic64_read(&g);
-	tap_ok(d2fq_gvt_id(w) == D2FQ_ID_NONE && d2fq_gvt_vt(w) == 1200,
+	tap_ok(gvt_is(&g, D2FQ_ID_NONE, 1200),
 	       "release keeps the value and clears the holder");
 	d2fq_gvt_update(&g, 2, 2000, 0, 0);
-	w = atomic64_read(&g);
-	tap_ok(d2fq_gvt_id(w) == D2FQ_ID_NONE && d2fq_gvt_vt(w) == 1200,
+	tap_ok(gvt_is(&g, D2FQ_ID_NONE, 1200),
 	       "a released gvt is not taken by a flow ahead of it (no jump)");
 	d2fq_gvt_update(&g, 2, 1300, 0, 100);
-	w = atomic64_read(&g);
-	tap_ok(d2fq_gvt_id(w) == 2 && d2fq_gvt_vt(w) == 1300,
+	tap_ok(gvt_is(&g, 2, 1300),
 	       "a released gvt is taken by a flow within the slack of it");
 	d2fq_gvt_release(&g, 2);
 	d2fq_gvt_update(&g, 3, 1700, 340, 50);
-	w = atomic64_read(&g);
-	tap_ok(d2fq_gvt_id(w) == D2FQ_ID_NONE && d2fq_gvt_vt(w) == 1300,
+	tap_ok(gvt_is(&g, D2FQ_ID_NONE, 1300),
 	       "not by one that was past the slack before its step (1360 > 1300 + 50)");
 	d2fq_gvt_update(&g, 3, 1700, 400, 50);
-	w = atomic64_read(&g);
-	tap_ok(d2fq_gvt_id(w) == 3 && d2fq_gvt_vt(w) == 1700,
+	tap_ok(gvt_is(&g, 3, 1700),
 	       "but by one that was at it before its step, at its vt after it");
 	d2fq_gvt_release(&g, 3);
 	d2fq_gvt_anchor(&g, 2, 1300);
 	d2fq_gvt_release(&g, 2);
 	d2fq_gvt_update(&g, 4, 1100, 0, 0);
-	w = atomic64_read(&g);
-	tap_ok(d2fq_gvt_id(w) == 4 && d2fq_gvt_vt(w) == 1100,
+	tap_ok(gvt_is(&g, 4, 1100),
 	       "a released gvt is taken by a flow behind it");
 	d2fq_gvt_release(&g, 4);
 	d2fq_gvt_anchor(&g, 2, 2000);
-	w = atomic64_read(&g);
-	tap_ok(d2fq_gvt_id(w) == 2 && d2fq_gvt_vt(w) == 2000,
+	tap_ok(gvt_is(&g, 2, 2000),
 	       "the anchor sets gvt and its holder");
 	d2fq_gvt_anchor(&g, D2FQ_ID_NONE, 5);
 	tap_ok(d2fq_gvt_vt(atomic64_read(&g)) == 2000,
@@ -112,12 +107,10 @@ static void test_gvt_seq(void)
 
 	atomic64_set(&g, (s64)d2fq_gvt_pack(4, D2FQ_VT_MASK - 100));
 	d2fq_gvt_update(&g, 4, (D2FQ_VT_MASK + 1) + 50, 0, 0);
-	w = atomic64_read(&g);
-	tap_ok(d2fq_gvt_vt(w) == 50 && d2fq_gvt_id(w) == 4,
+	tap_ok(gvt_is(&g, 4, 50),
 	       "the holder raises gvt across the 48-bit wrap");
 	d2fq_gvt_update(&g, 5, D2FQ_VT_MASK - 10, 0, 0);
-	w = atomic64_read(&g);
-	tap_ok(d2fq_gvt_vt(w) == D2FQ_VT_MASK - 10 && d2fq_gvt_id(w) == 5,
+	tap_ok(gvt_is(&g, 5, D2FQ_VT_MASK - 10),
 	       "a flow behind across the wrap lowers gvt");
 }
 
