@@ -130,6 +130,7 @@ void d2fq_flow_init(struct d2fq_flow *f, u16 id, u32 weight)
 		f->bytes[c] = 0;
 		f->nr[c] = 0;
 	}
+	f->charged = 0;
 	f->weight = max(weight, 1U);
 	f->id = id;
 	f->cls = -1;

@@ -298,14 +298,15 @@ static u64 fnv_prfill_stat(struct seq_file *sf, struct blkg_policy_data *pd,
 		   div_u64(tn->ctl.cost[0], NSEC_PER_USEC),
 		   div_u64(tn->ctl.cost[1], NSEC_PER_USEC), tn->ctl.ratio_w);
 	/* D2FQ */
-	seq_printf(sf, " class=%s vt_gap=%lld nr_urgent=%llu nr_high=%llu nr_medium=%llu nr_low=%llu\n",
+	seq_printf(sf, " class=%s vt_gap=%lld nr_urgent=%llu nr_high=%llu nr_medium=%llu nr_low=%llu charged=%llu\n",
 		   c >= 0 && c < D2FQ_NR_CLASSES ? cls[c] : "none",
 		   d2fq_vt_diff(atomic64_read(&tn->d2.vt), gvt) >>
 		   D2FQ_VT_SHIFT,
 		   READ_ONCE(tn->d2.nr[D2FQ_URGENT]),
 		   READ_ONCE(tn->d2.nr[D2FQ_HIGH]),
 		   READ_ONCE(tn->d2.nr[D2FQ_MEDIUM]),
-		   READ_ONCE(tn->d2.nr[D2FQ_LOW]));
+		   READ_ONCE(tn->d2.nr[D2FQ_LOW]),
+		   READ_ONCE(tn->d2.charged));
 	return 0;
 }
 

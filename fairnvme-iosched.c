@@ -724,10 +724,13 @@ static struct request *fnv_d2fq_take(struct fnv_data *fd,
 {
 	struct d2fq_flow *f = &tn->d2;
 	struct request *rq;
+	u64 charge;
 
 	rq = fnv_tenant_next(tn);
 	*cls = f->cls;
-	f->bytes[f->cls] += fnv_charge(fd, rq) << SECTOR_SHIFT;
+	charge = fnv_charge(fd, rq) << SECTOR_SHIFT;
+	f->bytes[f->cls] += charge;
+	f->charged += charge;
 	f->nr[f->cls]++;
 	/* with its last request, it is parked at the end of the rotation */
 	d2fq_arb_move(&fd->arb, f, tn->nr_queued > 1 ?
@@ -920,7 +923,10 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 
 	tn = fnv_rq_tenant(rq);
 	if (cls == -3) {	/* counted as the urgent class in io.fairnvme.stat */
-		tn->d2.bytes[D2FQ_URGENT] += fnv_charge(fd, rq) << SECTOR_SHIFT;
+		u64 charge = fnv_charge(fd, rq) << SECTOR_SHIFT;
+
+		tn->d2.bytes[D2FQ_URGENT] += charge;
+		tn->d2.charged += charge;
 		tn->d2.nr[D2FQ_URGENT]++;
 	}
 	if (fd->wrr_mode == FNV_WRR_SOFT) {

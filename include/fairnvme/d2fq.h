@@ -53,6 +53,7 @@ struct d2fq_flow {
 	u64 vt_prev;		/* vt at the last H/L period */
 	u64 bytes[D2FQ_NR_CLASSES];	/* dispatched this period, per class */
 	u64 nr[D2FQ_NR_CLASSES];	/* dispatched since creation */
+	u64 charged;		/* bytes charged since creation, all classes */
 	u32 weight;		/* weight vt advances by, >= 1 */
 	u16 id;			/* D2FQ_ID_NONE: never holds gvt */
 	s8 cls;			/* class list it is on, -1: none */
