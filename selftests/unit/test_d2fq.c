@@ -866,6 +866,235 @@ static void test_sim_scan(void)
 }
 
 /*
+ * t18 in the simulator: 8 flows of weights 100 to 800 at a time, 4 KiB
+ * each, always backlogged, the elevator's picks (sim_pick()); every @churn
+ * ticks one flow leaves (every other time the gvt holder, else the
+ * oldest): its completions no longer move gvt, gvt is released and
+ * anchored on the flows left (fnv_pd_offline()); a newcomer of its weight
+ * starts 1 to 2 @start ticks later (fio's start-up, drawn from @seed) at
+ * gvt. Windows of @win ticks compare the flows there at both edges and
+ * dispatching before the first, by requests dispatched (all cost the same
+ * here), as t18 does. Gives the worst window's deviation from the
+ * weights, the windows compared and the largest H/L ratio.
+ */
+#define CHURN_SLOTS	16
+
+struct churn {
+	struct sim *m;
+	u64 churn, start, ticks;
+	unsigned int seed;
+	/* out */
+	double worst;
+	int nwin;
+	u32 hl_max;
+};
+
+static void churn_anchor(struct churn *c, struct d2fq_flow *f,
+			 const bool *live, atomic64_t *gvt, struct d2fq_arb *a)
+{
+	int i, lo = -1;
+
+	for (i = 0; i < CHURN_SLOTS; i++)
+		if (live[i] && f[i].active &&
+		    (lo < 0 || d2fq_vt_diff(atomic64_read(&f[i].vt),
+					    atomic64_read(&f[lo].vt)) < 0))
+			lo = i;
+	if (lo < 0)
+		return;
+	d2fq_gvt_anchor(gvt, f[lo].id, atomic64_read(&f[lo].vt));
+	for (i = 0; i < CHURN_SLOTS; i++) {
+		enum d2fq_class k;
+
+		if (!live[i] || !f[i].active)
+			continue;
+		k = d2fq_class_of(d2fq_vt_diff(atomic64_read(&f[i].vt),
+					       atomic64_read(&f[lo].vt)),
+				  c->m->tau_l);
+		if ((s8)k != f[i].cls)
+			d2fq_arb_move(a, &f[i], k);
+	}
+}
+
+static void simulate_churn(struct churn *c)
+{
+	struct sim *m = c->m;
+	struct d2fq_flow f[CHURN_SLOTS];
+	bool live[CHURN_SLOTS] = { 0 };
+	u32 wt[CHURN_SLOTS];
+	u64 born[CHURN_SLOTS], startat[CHURN_SLOTS];
+	u64 cnt[CHURN_SLOTS] = { 0 }, cnt0[CHURN_SLOTS] = { 0 };
+	bool inwin[CHURN_SLOTS] = { 0 };
+	struct { int f; u64 left; } dev[64];
+	int nd = 0, head = 0, i, next = 0, nchurn = 0;
+	struct d2fq_arb a;
+	atomic64_t gvt;
+	u64 t;
+	unsigned int rnd = c->seed;
+
+	c->worst = 0;
+	c->nwin = 0;
+	c->hl_max = 0;
+	atomic64_set(&gvt, 0);
+	d2fq_arb_init(&a, D2FQ_HL_MAX, 1);
+	for (i = 0; i < CHURN_SLOTS; i++)
+		d2fq_flow_init(&f[i], i + 1, 100);
+	for (i = 0; i < 8; i++) {
+		wt[i] = 100 * (i + 1);
+		f[i].weight = wt[i];
+		live[i] = true;
+		born[i] = 0;
+		startat[i] = 0;
+		f[i].active = true;
+		d2fq_arb_add(&a, &f[i], D2FQ_HIGH);
+	}
+	next = 8;
+	for (t = 0; t < c->ticks; t++) {
+		/* newcomers start: at gvt, in the class of gap 0 */
+		for (i = 0; i < CHURN_SLOTS; i++) {
+			if (!live[i] || f[i].active || t < startat[i])
+				continue;
+			atomic64_set(&f[i].vt, d2fq_gvt_vt(atomic64_read(&gvt)));
+			f[i].vt_prev = atomic64_read(&f[i].vt);
+			f[i].active = true;
+			d2fq_arb_add(&a, &f[i], D2FQ_HIGH);
+		}
+		while (nd < m->depth && a.nr_flows) {
+			struct d2fq_flow *p = sim_pick(m, &a, &gvt);
+			int k = p - f, slot = (head + nd) % m->depth;
+			u64 g = d2fq_gvt_vt(atomic64_read(&gvt));
+			s64 gap = d2fq_vt_diff(atomic64_read(&p->vt), g);
+
+			p->bytes[p->cls] += 4096;
+			cnt[k]++;
+			d2fq_arb_move(&a, p, d2fq_class_of(gap, m->tau_l));
+			dev[slot].f = k;
+			dev[slot].left = 4096 + 2048;
+			nd++;
+		}
+		if (nd && dev[head].left > 4096) {
+			dev[head].left -= 4096;
+		} else if (nd) {
+			int k = dev[head].f;
+
+			if (live[k]) {
+				u64 step = d2fq_vt_delta(4096, f[k].weight);
+				u64 vt = atomic64_add_return(step, &f[k].vt);
+
+				d2fq_gvt_update(&gvt, f[k].id, vt, step,
+						m->tau_l >> 4);
+			}
+			head = (head + 1) % m->depth;
+			nd--;
+		}
+		if (t % m->anchor == m->anchor - 1)
+			churn_anchor(c, f, live, &gvt, &a);
+		if (t % m->period == m->period - 1) {
+			struct d2fq_period p;
+
+			d2fq_period_begin(&p,
+					  d2fq_gvt_vt(atomic64_read(&gvt)));
+			for (i = 0; i < CHURN_SLOTS; i++)
+				if (live[i])
+					d2fq_period_flow(&p, &f[i], a.weight);
+			d2fq_arb_set_hl(&a, d2fq_period_end(&p, a.hl,
+							    2 * m->tau_l));
+			if (t > c->churn * 2 && a.hl > c->hl_max)
+				c->hl_max = a.hl;
+		}
+		/* a window ends (and the next begins) */
+		if (t % m->win == m->win - 1) {
+			double sw = 0, sc = 0;
+			int n = 0;
+
+			for (i = 0; i < CHURN_SLOTS; i++) {
+				if (!live[i] || !inwin[i])
+					continue;
+				sw += wt[i];
+				sc += cnt[i] - cnt0[i];
+				n++;
+			}
+			for (i = 0; i < CHURN_SLOTS && n >= 2 && sc; i++) {
+				double d;
+
+				if (!live[i] || !inwin[i])
+					continue;
+				d = (cnt[i] - cnt0[i]) / sc / (wt[i] / sw) - 1;
+				c->worst = fmax(c->worst, fabs(d));
+			}
+			if (n >= 2)
+				c->nwin++;
+			for (i = 0; i < CHURN_SLOTS; i++) {
+				cnt0[i] = cnt[i];
+				inwin[i] = live[i] && cnt[i] > 0 &&
+					   t >= c->churn * 2;
+			}
+		}
+		/* the churn: a flow leaves, a newcomer of its weight comes */
+		if (t % c->churn == c->churn - 1) {
+			int v = -1;
+			u64 w = atomic64_read(&gvt);
+
+			if (nchurn++ % 2)
+				for (i = 0; i < CHURN_SLOTS; i++)
+					if (live[i] && f[i].active &&
+					    f[i].id == d2fq_gvt_id(w))
+						v = i;
+			if (v < 0)
+				for (i = 0; i < CHURN_SLOTS; i++)
+					if (live[i] &&
+					    (v < 0 || born[i] < born[v]))
+						v = i;
+			live[v] = false;
+			inwin[v] = false;
+			d2fq_arb_del(&a, &f[v]);
+			f[v].active = false;
+			d2fq_gvt_release(&gvt, f[v].id);
+			if (d2fq_gvt_id(atomic64_read(&gvt)) == D2FQ_ID_NONE)
+				churn_anchor(c, f, live, &gvt, &a);
+			while (live[next % CHURN_SLOTS] ||
+			       next % CHURN_SLOTS == v)
+				next++;
+			i = next % CHURN_SLOTS;
+			next++;
+			d2fq_flow_init(&f[i], i + 1, wt[v]);
+			wt[i] = wt[v];
+			live[i] = true;
+			born[i] = t;
+			/* fio's start-up: 1 to 2 @start */
+			rnd = rnd * 1103515245 + 12345;
+			startat[i] = t + c->start + (rnd >> 8) % c->start;
+			cnt[i] = cnt0[i] = 0;
+		}
+	}
+}
+
+static void test_sim_churn(void)
+{
+	const u32 w[] = { 100, 200, 300, 400, 500, 600, 700, 800 };
+	struct sim m = {
+		.nf = 8, .wt = w, .depth = 2, .tau_l = 192 << D2FQ_VT_SHIFT,
+		.anchor = 120, .period = 1200, .win = 6000, .elevator = true,
+	};
+	struct churn c = {
+		.m = &m, .churn = 1200, .start = 1200, .ticks = 1200 * 75,
+	};
+	double worst = 0;
+	u32 hl = 0;
+	int s, nw = 0;
+
+	for (s = 1; s <= 20; s++) {
+		c.seed = s;
+		simulate_churn(&c);
+		worst = fmax(worst, c.worst);
+		hl = hl > c.hl_max ? hl : c.hl_max;
+		nw += c.nwin;
+	}
+	tap_ok(nw >= 20 * 12 && worst <= 0.10,
+	       "sim churn, 20 runs: worst of %d windows %.3f <= 0.10 off the weights (H/L up to %u)",
+	       nw, worst, hl);
+}
+
+/*
  * A held flow: the owner gives its pick back (fairnvme holds a tenant
  * ahead of a lone synchronous one). The other classes must still be
  * served: were the held class's credit given back, it would stay ready
@@ -951,5 +1180,6 @@ int main(void)
 	test_scan();
 	test_sim();
 	test_sim_scan();
+	test_sim_churn();
 	return tap_done();
 }
