@@ -675,6 +675,48 @@ static struct d2fq_flow *sim_pick(struct sim *m, struct d2fq_arb *a,
 	}
 }
 
+/*
+ * The control period: gvt anchored on the smallest vt of the active flows
+ * among @n, and with @reclass each of them moved to the class of its gap.
+ */
+static void sim_anchor(struct d2fq_flow *f, int n, atomic64_t *gvt,
+		       struct d2fq_arb *a, u64 tau_l, bool reclass)
+{
+	int i, lo = -1;
+
+	for (i = 0; i < n; i++)
+		if (f[i].active &&
+		    (lo < 0 || d2fq_vt_diff(atomic64_read(&f[i].vt),
+					    atomic64_read(&f[lo].vt)) < 0))
+			lo = i;
+	if (lo < 0)
+		return;
+	d2fq_gvt_anchor(gvt, f[lo].id, atomic64_read(&f[lo].vt));
+	for (i = 0; i < n && reclass; i++) {
+		enum d2fq_class c;
+
+		if (!f[i].active)
+			continue;
+		c = d2fq_class_of(d2fq_vt_diff(atomic64_read(&f[i].vt),
+					       atomic64_read(&f[lo].vt)), tau_l);
+		if ((s8)c != f[i].cls)
+			d2fq_arb_move(a, &f[i], c);
+	}
+}
+
+/* The H/L period over @n flows (the inactive ones are not counted). */
+static void sim_period(struct d2fq_flow *f, int n, atomic64_t *gvt,
+		       struct d2fq_arb *a, u64 tau_l)
+{
+	struct d2fq_period p;
+	int i;
+
+	d2fq_period_begin(&p, d2fq_gvt_vt(atomic64_read(gvt)));
+	for (i = 0; i < n; i++)
+		d2fq_period_flow(&p, &f[i], a->weight);
+	d2fq_arb_set_hl(a, d2fq_period_end(&p, a->hl, 2 * tau_l));
+}
+
 static void simulate(struct sim *m)
 {
 	struct d2fq_flow f[8];
@@ -728,36 +770,10 @@ static void simulate(struct sim *m)
 			head = (head + 1) % m->depth;
 			nd--;
 		}
-		/* the control period: gvt anchored on the smallest vt */
-		if (t % m->anchor == m->anchor - 1) {
-			int lo = 0;
-
-			for (i = 1; i < m->nf; i++)
-				if (d2fq_vt_diff(atomic64_read(&f[i].vt),
-						 atomic64_read(&f[lo].vt)) < 0)
-					lo = i;
-			d2fq_gvt_anchor(&gvt, f[lo].id,
-					atomic64_read(&f[lo].vt));
-			/* and each flow moved to the class of its gap */
-			for (i = 0; i < m->nf && m->elevator; i++) {
-				enum d2fq_class c = d2fq_class_of(d2fq_vt_diff(
-					atomic64_read(&f[i].vt),
-					atomic64_read(&f[lo].vt)), m->tau_l);
-
-				if ((s8)c != f[i].cls)
-					d2fq_arb_move(&a, &f[i], c);
-			}
-		}
-		if (t % m->period == m->period - 1) {
-			struct d2fq_period p;
-
-			d2fq_period_begin(&p,
-					  d2fq_gvt_vt(atomic64_read(&gvt)));
-			for (i = 0; i < m->nf; i++)
-				d2fq_period_flow(&p, &f[i], a.weight);
-			d2fq_arb_set_hl(&a, d2fq_period_end(&p, a.hl,
-							    2 * m->tau_l));
-		}
+		if (t % m->anchor == m->anchor - 1)
+			sim_anchor(f, m->nf, &gvt, &a, m->tau_l, m->elevator);
+		if (t % m->period == m->period - 1)
+			sim_period(f, m->nf, &gvt, &a, m->tau_l);
 		if (t >= SIM_TICKS / 2 && t % m->win == m->win - 1) {
 			for (i = 0; i < m->nf; i++) {
 				double due = (double)m->wt[i] / wsum;
@@ -889,32 +905,6 @@ struct churn {
 	u32 hl_max;
 };
 
-static void churn_anchor(struct churn *c, struct d2fq_flow *f,
-			 const bool *live, atomic64_t *gvt, struct d2fq_arb *a)
-{
-	int i, lo = -1;
-
-	for (i = 0; i < CHURN_SLOTS; i++)
-		if (live[i] && f[i].active &&
-		    (lo < 0 || d2fq_vt_diff(atomic64_read(&f[i].vt),
-					    atomic64_read(&f[lo].vt)) < 0))
-			lo = i;
-	if (lo < 0)
-		return;
-	d2fq_gvt_anchor(gvt, f[lo].id, atomic64_read(&f[lo].vt));
-	for (i = 0; i < CHURN_SLOTS; i++) {
-		enum d2fq_class k;
-
-		if (!live[i] || !f[i].active)
-			continue;
-		k = d2fq_class_of(d2fq_vt_diff(atomic64_read(&f[i].vt),
-					       atomic64_read(&f[lo].vt)),
-				  c->m->tau_l);
-		if ((s8)k != f[i].cls)
-			d2fq_arb_move(a, &f[i], k);
-	}
-}
-
 static void simulate_churn(struct churn *c)
 {
 	struct sim *m = c->m;
@@ -986,18 +976,11 @@ static void simulate_churn(struct churn *c)
 			head = (head + 1) % m->depth;
 			nd--;
 		}
+		/* flows that left, or have not started, are not active */
 		if (t % m->anchor == m->anchor - 1)
-			churn_anchor(c, f, live, &gvt, &a);
+			sim_anchor(f, CHURN_SLOTS, &gvt, &a, m->tau_l, true);
 		if (t % m->period == m->period - 1) {
-			struct d2fq_period p;
-
-			d2fq_period_begin(&p,
-					  d2fq_gvt_vt(atomic64_read(&gvt)));
-			for (i = 0; i < CHURN_SLOTS; i++)
-				if (live[i])
-					d2fq_period_flow(&p, &f[i], a.weight);
-			d2fq_arb_set_hl(&a, d2fq_period_end(&p, a.hl,
-							    2 * m->tau_l));
+			sim_period(f, CHURN_SLOTS, &gvt, &a, m->tau_l);
 			if (t > c->churn * 2 && a.hl > c->hl_max)
 				c->hl_max = a.hl;
 		}
@@ -1050,7 +1033,8 @@ static void simulate_churn(struct churn *c)
 			f[v].active = false;
 			d2fq_gvt_release(&gvt, f[v].id);
 			if (d2fq_gvt_id(atomic64_read(&gvt)) == D2FQ_ID_NONE)
-				churn_anchor(c, f, live, &gvt, &a);
+				sim_anchor(f, CHURN_SLOTS, &gvt, &a, m->tau_l,
+					   true);
 			while (live[next % CHURN_SLOTS] ||
 			       next % CHURN_SLOTS == v)
 				next++;
