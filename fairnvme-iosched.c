@@ -724,14 +724,10 @@ static struct request *fnv_d2fq_take(struct fnv_data *fd,
 {
 	struct d2fq_flow *f = &tn->d2;
 	struct request *rq;
-	u64 charge;
 
 	rq = fnv_tenant_next(tn);
 	*cls = f->cls;
-	charge = fnv_charge(fd, rq) << SECTOR_SHIFT;
-	f->bytes[f->cls] += charge;
-	f->charged += charge;
-	f->nr[f->cls]++;
+	d2fq_flow_served(f, f->cls, fnv_charge(fd, rq) << SECTOR_SHIFT);
 	/* with its last request, it is parked at the end of the rotation */
 	d2fq_arb_move(&fd->arb, f, tn->nr_queued > 1 ?
 		      fnv_d2fq_class(fd, f) : f->cls);
@@ -922,13 +918,9 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 		goto unlock;
 
 	tn = fnv_rq_tenant(rq);
-	if (cls == -3) {	/* counted as the urgent class in io.fairnvme.stat */
-		u64 charge = fnv_charge(fd, rq) << SECTOR_SHIFT;
-
-		tn->d2.bytes[D2FQ_URGENT] += charge;
-		tn->d2.charged += charge;
-		tn->d2.nr[D2FQ_URGENT]++;
-	}
+	if (cls == -3)	/* counted as the urgent class in io.fairnvme.stat */
+		d2fq_flow_served(&tn->d2, D2FQ_URGENT,
+				 fnv_charge(fd, rq) << SECTOR_SHIFT);
 	if (fd->wrr_mode == FNV_WRR_SOFT) {
 		cost = fnv_charge(fd, rq);
 	} else {

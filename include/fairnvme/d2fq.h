@@ -99,6 +99,18 @@ static inline s64 d2fq_vt_diff(u64 a, u64 b)
 	return (s64)((a - b) << (64 - D2FQ_VT_BITS)) >> (64 - D2FQ_VT_BITS);
 }
 
+/*
+ * @f had a request of @charge bytes dispatched through class @c: counted
+ * in the period's bytes of the class (Eq. 3), its requests per class and
+ * its charge since creation (io.fairnvme.stat).
+ */
+static inline void d2fq_flow_served(struct d2fq_flow *f, int c, u64 charge)
+{
+	f->bytes[c] += charge;
+	f->charged += charge;
+	f->nr[c]++;
+}
+
 /* The gvt word: holder id in the top 16 bits, virtual time below. */
 static inline u64 d2fq_gvt_pack(u16 id, u64 vt)
 {

@@ -292,6 +292,16 @@ static void test_period(void)
 	       "gap within tau_w: largest virtual slowdown (16)");
 	tap_ok(a.vt_prev == 1000 && !b.bytes[D2FQ_LOW],
 	       "period restarts each flow's counters");
+	d2fq_flow_served(&b, D2FQ_LOW, 4096);
+	d2fq_flow_served(&b, D2FQ_URGENT, 8192);
+	tap_ok(b.bytes[D2FQ_LOW] == 4096 && b.bytes[D2FQ_URGENT] == 8192 &&
+	       b.nr[D2FQ_LOW] == 1 && b.nr[D2FQ_URGENT] == 1 &&
+	       b.charged == 12288,
+	       "served: bytes and requests per class, charge over all classes");
+	d2fq_period_begin(&p, 1000);
+	d2fq_period_flow(&p, &b, w);
+	tap_ok(!b.bytes[D2FQ_LOW] && b.nr[D2FQ_LOW] == 1 && b.charged == 12288,
+	       "the period restarts the bytes, not the requests or the charge");
 	d2fq_period_begin(&p, 1000);
 	d2fq_period_flow(&p, &a, w);
 	d2fq_period_flow(&p, &b, w);
@@ -744,8 +754,7 @@ static void simulate(struct sim *m)
 			u64 g = d2fq_gvt_vt(atomic64_read(&gvt));
 			s64 gap = d2fq_vt_diff(atomic64_read(&p->vt), g);
 
-			p->bytes[p->cls] += m->size[k];
-			p->nr[p->cls]++;
+			d2fq_flow_served(p, p->cls, m->size[k]);
 			d2fq_arb_move(&a, p, d2fq_class_of(gap, m->tau_l));
 			dev[slot].f = k;
 			dev[slot].left = m->size[k] + 2048;
@@ -954,7 +963,7 @@ static void simulate_churn(struct churn *c)
 			u64 g = d2fq_gvt_vt(atomic64_read(&gvt));
 			s64 gap = d2fq_vt_diff(atomic64_read(&p->vt), g);
 
-			p->bytes[p->cls] += 4096;
+			d2fq_flow_served(p, p->cls, 4096);
 			cnt[k]++;
 			d2fq_arb_move(&a, p, d2fq_class_of(gap, m->tau_l));
 			dev[slot].f = k;
