@@ -124,8 +124,9 @@ static int fnv_tenant_dump_show(void *data, struct seq_file *m)
 	spin_lock_irq(&fd->lock);
 	list_for_each_entry(tn, &fd->active, active_node) {
 		s8 c = tn->d2.cls;
+		const u64 *nr = tn->d2.nr;
 
-		seq_printf(m, "cgroup=%llu%s weight=%u eff_weight=%u state=%s class=%s vt_gap=%lld queued=%u inflight=%d holder=%d\n",
+		seq_printf(m, "cgroup=%llu%s weight=%u eff_weight=%u state=%s class=%s vt_gap=%lld queued=%u inflight=%d requests=%llu charged=%llu holder=%d\n",
 			   fnv_tenant_cgid(tn), tn->root ? "(root)" : "",
 			   READ_ONCE(tn->cfg_weight), tn->eff_weight,
 			   fnv_ctl_state_name(tn->ctl.state),
@@ -133,6 +134,8 @@ static int fnv_tenant_dump_show(void *data, struct seq_file *m)
 			   d2fq_vt_diff(atomic64_read(&tn->d2.vt), gvt) >>
 			   D2FQ_VT_SHIFT, tn->nr_queued,
 			   atomic_read(&tn->inflight),
+			   nr[D2FQ_URGENT] + nr[D2FQ_HIGH] + nr[D2FQ_MEDIUM] +
+			   nr[D2FQ_LOW], tn->d2.charged,
 			   holder != D2FQ_ID_NONE && tn->d2.id == holder);
 	}
 	spin_unlock_irq(&fd->lock);
