@@ -138,6 +138,16 @@ void d2fq_flow_init(struct d2fq_flow *f, u16 id, u32 weight)
 	f->parked = false;
 }
 
+void d2fq_flow_restart(struct d2fq_flow *f, u64 gvt, u64 cap)
+{
+	s64 lead = d2fq_vt_diff(atomic64_read(&f->vt), gvt);
+	u64 vt = gvt + (lead > 0 ? min_t(u64, lead, cap) : 0);
+
+	atomic64_set(&f->vt, vt);
+	f->vt_prev = vt;
+	f->active = true;
+}
+
 void d2fq_arb_set_hl(struct d2fq_arb *a, u32 hl)
 {
 	u32 m = 1;

@@ -333,12 +333,18 @@ static void fnv_inflight_dec(struct fnv_data *fd, struct fnv_tenant *tn,
 /*
  * wrr_mode=soft: the class of @f's next request (Eq. 1). A tenant that was
  * not active (idle past its grace period, or new) starts at gvt, or where
- * it was if that is ahead of gvt, by tau_l at most: it brings no credit,
- * and it keeps its lead. Forgetting the lead let a tenant that waits more
- * than grace_us between requests (an O_SYNC writer waiting for each
- * journal commit) restart at gvt every time and escape its weight: 0.179
- * of the device at weight 100 beside a weight-800 reader, 0.111 due. The
- * cap keeps a vt from long ago (or wrapped) from holding a tenant back.
+ * it was if that is ahead of gvt, by tau_w = 2 tau_l at most: it brings no
+ * credit, and it keeps its lead. Forgetting the lead let a tenant that
+ * waits more than grace_us between requests (an O_SYNC writer waiting for
+ * each journal commit) restart at gvt every time and escape its weight:
+ * 0.179 of the device at weight 100 beside a weight-800 reader, 0.111 due.
+ * The cap is the lead fnv_far_ahead() lets a busy tenant have: with tau_l
+ * instead, a weight-100 tenant, which runs up to 2 tau_l ahead in the low
+ * class, lost the rest of its lead each time its fio drained its queue to
+ * read back what it wrote (verify_backlog) for longer than grace_us, and
+ * took 9.8 % over its share in a 5 s window of t18 (a tenant whose virtual
+ * time moved within 1 % of the others'). The cap keeps a vt from long ago
+ * (or wrapped) from holding a tenant back.
  */
 static enum d2fq_class fnv_d2fq_class(struct fnv_data *fd,
 				      struct d2fq_flow *f)
@@ -346,14 +352,8 @@ static enum d2fq_class fnv_d2fq_class(struct fnv_data *fd,
 	u64 gvt = d2fq_gvt_vt(atomic64_read(&fd->gvt));
 	u64 tau_l = (u64)fd->tau_l_bytes << D2FQ_VT_SHIFT;
 
-	if (!f->active) {
-		s64 lead = d2fq_vt_diff(atomic64_read(&f->vt), gvt);
-		u64 vt = gvt + (lead > 0 ? min_t(u64, lead, tau_l) : 0);
-
-		atomic64_set(&f->vt, vt);
-		f->vt_prev = vt;
-		f->active = true;
-	}
+	if (!f->active)
+		d2fq_flow_restart(f, gvt, 2 * tau_l);
 	/*
 	 * The root cgroup's tenant never holds gvt (fnv_pd_init()), so
 	 * nothing pulls gvt up to it: alone for a while, it would get far

@@ -196,6 +196,13 @@ void d2fq_period_flow(struct d2fq_period *p, struct d2fq_flow *f,
 u32 d2fq_period_end(const struct d2fq_period *p, u32 hl, u64 tau_w);
 
 void d2fq_flow_init(struct d2fq_flow *f, u16 id, u32 weight);
+/*
+ * @f, not active (new, or idle past its grace period), has a request
+ * again: it becomes active at gvt @gvt, or where it was if that is ahead,
+ * by @cap at most. It brings no credit from its idle time, and keeps a
+ * lead it had (see fnv_d2fq_class() for the @cap the elevator gives).
+ */
+void d2fq_flow_restart(struct d2fq_flow *f, u64 gvt, u64 cap);
 void d2fq_arb_init(struct d2fq_arb *a, u32 hl, u32 burst);
 /* HPW = @hl, MPW = sqrt(@hl), LPW = 1; @hl is clamped to its bounds. */
 void d2fq_arb_set_hl(struct d2fq_arb *a, u32 hl);

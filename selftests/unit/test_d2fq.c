@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/limits.h>
 #include <fairnvme/d2fq.h>
 #include "tap.h"
 
@@ -705,7 +706,7 @@ static void sim_anchor(struct d2fq_flow *f, int n, atomic64_t *gvt,
 	for (i = 0; i < n && reclass; i++) {
 		enum d2fq_class c;
 
-		if (!f[i].active)
+		if (!f[i].active || f[i].cls < 0)	/* or drained */
 			continue;
 		c = d2fq_class_of(d2fq_vt_diff(atomic64_read(&f[i].vt),
 					       atomic64_read(&f[lo].vt)), tau_l);
@@ -908,6 +909,14 @@ struct churn {
 	struct sim *m;
 	u64 churn, start, ticks;
 	unsigned int seed;
+	/*
+	 * fio's verify_backlog: after @drain requests (0: never) a flow stops
+	 * until they completed, and resumes @pause ticks later; one idle for
+	 * more than @grace ticks at a control period is no longer active, and
+	 * restarts with a lead of at most @cap_tau times tau_l (as
+	 * fnv_d2fq_class()).
+	 */
+	u64 drain, pause, grace, cap_tau;
 	/* out */
 	double worst;
 	int nwin;
@@ -923,6 +932,10 @@ static void simulate_churn(struct churn *c)
 	u64 born[CHURN_SLOTS], startat[CHURN_SLOTS];
 	u64 cnt[CHURN_SLOTS] = { 0 }, cnt0[CHURN_SLOTS] = { 0 };
 	bool inwin[CHURN_SLOTS] = { 0 };
+	/* verify drains: requests since the last, in flight, resume tick */
+	u64 ndisp[CHURN_SLOTS] = { 0 }, resume[CHURN_SLOTS] = { 0 };
+	int infl[CHURN_SLOTS] = { 0 };
+	bool drained[CHURN_SLOTS] = { 0 };
 	struct { int f; u64 left; } dev[64];
 	int nd = 0, head = 0, i, next = 0, nchurn = 0;
 	struct d2fq_arb a;
@@ -950,12 +963,27 @@ static void simulate_churn(struct churn *c)
 	for (t = 0; t < c->ticks; t++) {
 		/* newcomers start: at gvt, in the class of gap 0 */
 		for (i = 0; i < CHURN_SLOTS; i++) {
-			if (!live[i] || f[i].active || t < startat[i])
+			if (!live[i] || f[i].active || drained[i] ||
+			    t < startat[i])
 				continue;
 			atomic64_set(&f[i].vt, d2fq_gvt_vt(atomic64_read(&gvt)));
 			f[i].vt_prev = atomic64_read(&f[i].vt);
 			f[i].active = true;
 			d2fq_arb_add(&a, &f[i], D2FQ_HIGH);
+		}
+		/* drained flows resume: inactive ones restart (the elevator) */
+		for (i = 0; i < CHURN_SLOTS; i++) {
+			u64 g = d2fq_gvt_vt(atomic64_read(&gvt));
+
+			if (!live[i] || !drained[i] || infl[i] || t < resume[i])
+				continue;
+			if (!f[i].active)
+				d2fq_flow_restart(&f[i], g,
+						  c->cap_tau * m->tau_l);
+			drained[i] = false;
+			ndisp[i] = 0;
+			d2fq_arb_add(&a, &f[i], d2fq_class_of(d2fq_vt_diff(
+				atomic64_read(&f[i].vt), g), m->tau_l));
 		}
 		while (nd < m->depth && a.nr_flows) {
 			struct d2fq_flow *p = sim_pick(m, &a, &gvt);
@@ -965,7 +993,16 @@ static void simulate_churn(struct churn *c)
 
 			d2fq_flow_served(p, p->cls, 4096);
 			cnt[k]++;
-			d2fq_arb_move(&a, p, d2fq_class_of(gap, m->tau_l));
+			infl[k]++;
+			if (c->drain && ++ndisp[k] == c->drain) {
+				/* its last before the read-back: it waits */
+				d2fq_arb_del(&a, p);
+				drained[k] = true;
+				resume[k] = U64_MAX;
+			} else {
+				d2fq_arb_move(&a, p,
+					      d2fq_class_of(gap, m->tau_l));
+			}
 			dev[slot].f = k;
 			dev[slot].left = 4096 + 2048;
 			nd++;
@@ -982,12 +1019,28 @@ static void simulate_churn(struct churn *c)
 				d2fq_gvt_update(&gvt, f[k].id, vt, step,
 						m->tau_l >> 4);
 			}
+			if (infl[k])
+				infl[k]--;
+			if (drained[k] && !infl[k])
+				resume[k] = t + c->pause;
 			head = (head + 1) % m->depth;
 			nd--;
 		}
-		/* flows that left, or have not started, are not active */
-		if (t % m->anchor == m->anchor - 1)
+		/*
+		 * flows that left, or have not started, are not active; nor
+		 * are those drained and idle for more than @grace
+		 */
+		if (t % m->anchor == m->anchor - 1) {
+			for (i = 0; i < CHURN_SLOTS; i++) {
+				if (!live[i] || !drained[i] || infl[i] ||
+				    !f[i].active ||
+				    t < resume[i] - c->pause + c->grace)
+					continue;
+				f[i].active = false;
+				d2fq_gvt_release(&gvt, f[i].id);
+			}
 			sim_anchor(f, CHURN_SLOTS, &gvt, &a, m->tau_l, true);
+		}
 		if (t % m->period == m->period - 1) {
 			sim_period(f, CHURN_SLOTS, &gvt, &a, m->tau_l);
 			if (t > c->churn * 2 && a.hl > c->hl_max)
@@ -1038,6 +1091,7 @@ static void simulate_churn(struct churn *c)
 						v = i;
 			live[v] = false;
 			inwin[v] = false;
+			drained[v] = false;
 			d2fq_arb_del(&a, &f[v]);
 			f[v].active = false;
 			d2fq_gvt_release(&gvt, f[v].id);
@@ -1057,6 +1111,8 @@ static void simulate_churn(struct churn *c)
 			rnd = rnd * 1103515245 + 12345;
 			startat[i] = t + c->start + (rnd >> 8) % c->start;
 			cnt[i] = cnt0[i] = 0;
+			ndisp[i] = 0;
+			infl[i] = 0;
 		}
 	}
 }
@@ -1070,6 +1126,7 @@ static void test_sim_churn(void)
 	};
 	struct churn c = {
 		.m = &m, .churn = 1200, .start = 1200, .ticks = 1200 * 75,
+		.cap_tau = 2,
 	};
 	double worst = 0;
 	u32 hl = 0;
@@ -1085,6 +1142,77 @@ static void test_sim_churn(void)
 	tap_ok(nw >= 20 * 12 && worst <= 0.10,
 	       "sim churn, 20 runs: worst of %d windows %.3f <= 0.10 off the weights (H/L up to %u)",
 	       nw, worst, hl);
+}
+
+/* d2fq_flow_restart(): no credit, a lead kept up to the cap */
+static void test_restart(void)
+{
+	struct d2fq_flow f;
+	const u64 g = 1000000;
+
+	d2fq_flow_init(&f, 1, 100);
+	atomic64_set(&f.vt, g - 5000);
+	d2fq_flow_restart(&f, g, 400);
+	tap_ok(atomic64_read(&f.vt) == g && f.vt_prev == g && f.active,
+	       "restart: a flow behind gvt starts at gvt, active");
+	atomic64_set(&f.vt, g + 300);
+	d2fq_flow_restart(&f, g, 400);
+	tap_ok(atomic64_read(&f.vt) == g + 300,
+	       "restart: a lead under the cap is kept");
+	atomic64_set(&f.vt, g + 900);
+	d2fq_flow_restart(&f, g, 400);
+	tap_ok(atomic64_read(&f.vt) == g + 400, "restart: a lead over the cap is cut to it");
+	/* gvt wrapped past 2^48, the flow not yet: it is ahead by 300 */
+	atomic64_set(&f.vt, 200);
+	d2fq_flow_restart(&f, D2FQ_VT_MASK - 99, 400);
+	tap_ok(d2fq_vt_diff(atomic64_read(&f.vt), D2FQ_VT_MASK - 99) == 300,
+	       "restart: the lead is measured across the wrap");
+}
+
+/*
+ * t18's fio verify: each flow drains its queue every 64 requests and
+ * resumes 12 ticks after its last completed (10 ms at t18's rate; the
+ * time fio takes under TCG to start its read-back is not measured); one
+ * idle at a control period for more than a tick (grace_us) restarts as
+ * fnv_d2fq_class() restarts it. A light flow runs up to 2 tau_l ahead in
+ * the low class, and each restart kept at most @cap_tau tau_l of its lead:
+ * the rest was handed back to it as service.
+ */
+static double sim_churn_drain(u64 cap_tau)
+{
+	const u32 w[] = { 100, 200, 300, 400, 500, 600, 700, 800 };
+	struct sim m = {
+		.nf = 8, .wt = w, .depth = 2, .tau_l = 192 << D2FQ_VT_SHIFT,
+		.anchor = 120, .period = 1200, .win = 6000, .elevator = true,
+	};
+	struct churn c = {
+		.m = &m, .churn = 1200, .start = 1200, .ticks = 1200 * 75,
+		.drain = 64, .pause = 12, .grace = 1, .cap_tau = cap_tau,
+	};
+	double worst = 0;
+	int s;
+
+	for (s = 1; s <= 20; s++) {
+		c.seed = s;
+		simulate_churn(&c);
+		worst = fmax(worst, c.worst);
+	}
+	return worst;
+}
+
+static void test_sim_churn_drain(void)
+{
+	double w0 = sim_churn_drain(0), w1 = sim_churn_drain(1);
+	double w2 = sim_churn_drain(2), wn = sim_churn_drain(1 << 20);
+
+	tap_diag("sim churn with verify drains, 20 runs each, worst window: lead forgotten %.3f, capped at tau_l %.3f, at 2 tau_l %.3f, not capped %.3f",
+		 w0, w1, w2, wn);
+	tap_ok(w0 > 0.10,
+	       "sim churn with drains: a restart that forgets the lead is seen (%.3f > 0.10)",
+	       w0);
+	tap_ok(w2 <= 0.10 && w2 <= wn + 0.005,
+	       "sim churn with drains: the lead capped at 2 tau_l, worst window %.3f <= 0.10 and no worse than not capped (%.3f)",
+	       w2, wn);
 }
 
 /*
@@ -1174,5 +1302,7 @@ int main(void)
 	test_sim();
 	test_sim_scan();
 	test_sim_churn();
+	test_restart();
+	test_sim_churn_drain();
 	return tap_done();
 }
