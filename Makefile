@@ -8,6 +8,8 @@
 #                        6.1, then on 6.12 (guest-tests2),
 #                        then t01 with the modules DKMS builds (guest-dkms)
 #   make unit            unit tests only
+#   make ssdsim          the emulated SSD of the guest tests (fnvssd.ko,
+#                        Documentation/fnvssd.rst) for KVER; ssdsim2 for KVER2
 #   make vmtest          guest tests only (TESTS=t01,t03 for a subset)
 #   make bench           null_blk overhead of fairnvme vs. other schedulers
 #   make demo            three weighted cgroups on an emulated NVMe
@@ -67,6 +69,7 @@ export KVER FNV_VERSION
 
 .PHONY: all modules install clean check unit vmtest bench demo deps \
 	guest-tests guest-bench guest-demo checkpatch sparse modules2 guest-tests2 \
+	ssdsim ssdsim2 \
 	check-debug debug-kernel guest-tests-debug version \
 	dkms-install dkms-uninstall dkms-build-check guest-dkms
 
@@ -161,8 +164,24 @@ bench: deps
 demo: deps
 	$(MAKE) guest-demo
 
-guest-tests: modules
-	selftests/vm/run.sh --run tests $(if $(TESTS),--tests $(TESTS))
+# The emulated SSD the guest tests run on (selftests/ssdsim, fnvssd.ko;
+# Documentation/fnvssd.rst), built for each kernel in a copy of its
+# sources and shipped to the guest as /extra/fnvssd.ko. Tests only: never
+# installed.
+SSD_SRC := $(CURDIR)/selftests/ssdsim
+ssd-module = rm -rf $(BUILD)/ssdsim-$(1) && mkdir -p $(BUILD)/ssdsim-$(1) && \
+	cp $(SSD_SRC)/Kbuild $(SSD_SRC)/fnvssd.c $(BUILD)/ssdsim-$(1)/ && \
+	$(MAKE) -C $(2) M=$(BUILD)/ssdsim-$(1) FNV_INC=$(CURDIR)/include modules
+
+ssdsim:
+	$(call ssd-module,$(KVER),$(KDIR))
+
+ssdsim2:
+	$(call ssd-module,$(KVER2),/usr/src/linux-headers-$(KVER2))
+
+guest-tests: modules ssdsim
+	FAIRNVME_EXTRA_FILES="$(strip $(FAIRNVME_EXTRA_FILES) $(BUILD)/ssdsim-$(KVER)/fnvssd.ko)" \
+		selftests/vm/run.sh --run tests $(if $(TESTS),--tests $(TESTS))
 
 # The second LTS kernel, 6.12 (tools/install-deps.sh installs the newest
 # of Debian 12's archive; KVER2= picks another): the module is built in a
@@ -183,8 +202,9 @@ modules2:
 	$(MAKE) -C /usr/src/linux-headers-$(KVER2) M=$(MOD2) \
 		FNV_BLOCKINC=$(BUILD)/linux-$(shell echo '$(KVER2)' | cut -d. -f1-2)/block modules
 
-guest-tests2: modules2
+guest-tests2: modules2 ssdsim2
 	FAIRNVME_KO=$(MOD2)/fairnvme.ko KVER=$(KVER2) \
+	FAIRNVME_EXTRA_FILES="$(strip $(FAIRNVME_EXTRA_FILES) $(BUILD)/ssdsim-$(KVER2)/fnvssd.ko)" \
 		selftests/vm/run.sh --run tests $(if $(TESTS2),--tests $(TESTS2)) \
 		--out $${TMPDIR:-/tmp}/fnv-vm-$(KVER2)
 
@@ -242,7 +262,7 @@ CHECKPATCH ?= $(BUILD)/linux-$(KSERIES)/scripts/checkpatch.pl
 KFILES := fairnvme-iosched.c fairnvme-ctl.c fairnvme-sysfs.c fairnvme-cgroup.c \
 	  fairnvme-debugfs.c \
 	  fairnvme.h budget.c state.c d2fq.c cost.c include/fairnvme/*.h \
-	  include/trace/events/fairnvme.h
+	  include/trace/events/fairnvme.h selftests/ssdsim/fnvssd.c
 
 $(BUILD)/linux-$(KSERIES)/scripts/checkpatch.pl:
 	mkdir -p $(BUILD)/linux-$(KSERIES)

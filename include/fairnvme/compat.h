@@ -5,10 +5,19 @@
  * Supported: the two LTS kernels Debian 12 ships, 6.1 (its default) and
  * 6.12 (Debian 13's, in Debian 12's archive as linux-image-6.12.*+deb12).
  * Every version-dependent construct of the elevator and blkcg policy APIs
- * lives here, so that adding a kernel is a change to this file only.
+ * lives here, so that adding a kernel is a change to this file only; and
+ * so does every one of the block driver API that selftests/ssdsim's
+ * emulated SSD uses, in a section of its own (FNV_COMPAT_BLKDEV, below).
  */
 #ifndef _FAIRNVME_COMPAT_H
 #define _FAIRNVME_COMPAT_H
+
+/*
+ * The elevator and blkcg section, for fairnvme.ko. Left out of the test
+ * driver, which defines FNV_COMPAT_BLKDEV and does not include the
+ * kernel's private block/ headers this section needs.
+ */
+#ifndef FNV_COMPAT_BLKDEV
 
 /* FNV_KVER is VERSION * 100 + PATCHLEVEL of the target kernel (Kbuild). */
 #if FNV_KVER == 601
@@ -107,5 +116,75 @@ static inline void fnv_conf_done(struct blkg_conf_ctx *ctx)
 #else
 #error "fairnvme: this kernel version is not supported (6.1 and 6.12 LTS are)"
 #endif
+
+#endif /* !FNV_COMPAT_BLKDEV */
+
+#ifdef FNV_COMPAT_BLKDEV
+/*
+ * The block driver API, for selftests/ssdsim/fnvssd.c (the emulated SSD of
+ * the guest tests) alone: it defines FNV_COMPAT_BLKDEV before including
+ * this file.
+ *
+ * fnv_alloc_disk(): a disk on a new request queue of @set, with the given
+ * logical and physical block sizes and largest request (in sectors), that
+ * is non-rotational and advertises a volatile write cache and FUA, so that
+ * the block layer passes flush requests and REQ_FUA writes down to the
+ * driver. The queue limits are an argument of blk_mq_alloc_disk() from 6.9,
+ * and the write cache and FUA are queue_limits features (BLK_FEAT_*) from
+ * 6.11, where a queue is non-rotational unless BLK_FEAT_ROTATIONAL is set;
+ * 6.1 sets all of them on the queue once it is allocated.
+ *
+ * The same on both, so not here: the teardown, as null_blk's (del_gendisk(),
+ * put_disk(), then blk_mq_free_tag_set(); neither calls
+ * blk_mq_destroy_queue(), the disk owns its queue), the blk_mq_ops the
+ * driver uses, and hrtimer_init() (hrtimer_setup() comes in 6.13).
+ */
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+
+#if FNV_KVER == 601
+
+static inline struct gendisk *fnv_alloc_disk(struct blk_mq_tag_set *set,
+					     void *queuedata, unsigned int lbs,
+					     unsigned int pbs,
+					     unsigned int max_hw_sectors)
+{
+	struct gendisk *disk = blk_mq_alloc_disk(set, queuedata);
+	struct request_queue *q;
+
+	if (IS_ERR(disk))
+		return disk;
+	q = disk->queue;
+	blk_queue_logical_block_size(q, lbs);
+	blk_queue_physical_block_size(q, pbs);
+	blk_queue_max_hw_sectors(q, max_hw_sectors);
+	blk_queue_write_cache(q, true, true);
+	blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
+	blk_queue_flag_clear(QUEUE_FLAG_ADD_RANDOM, q);
+	return disk;
+}
+
+#elif FNV_KVER == 612
+
+static inline struct gendisk *fnv_alloc_disk(struct blk_mq_tag_set *set,
+					     void *queuedata, unsigned int lbs,
+					     unsigned int pbs,
+					     unsigned int max_hw_sectors)
+{
+	struct queue_limits lim = {
+		.logical_block_size	= lbs,
+		.physical_block_size	= pbs,
+		.max_hw_sectors		= max_hw_sectors,
+		.features		= BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA,
+	};
+
+	return blk_mq_alloc_disk(set, &lim, queuedata);
+}
+
+#else
+#error "fairnvme: this kernel version is not supported (6.1 and 6.12 LTS are)"
+#endif
+
+#endif /* FNV_COMPAT_BLKDEV */
 
 #endif /* _FAIRNVME_COMPAT_H */
