@@ -16,6 +16,8 @@
 #      tap_fail_rest REASON; tap_skip_rest REASON; tap_done (exit status: 0 only if all planned points passed)
 # Devices: nvme_dev [SERIAL]; nvme_bw_dev; have_nullb; nullb_create NAME [key=val...]; nullb_destroy NAME;
 #      set_sched DEV NAME; get_sched DEV; dev_sched_busy DEV; dev_sched_busy_wait DEV SEC
+# Emulated SSD: ssd_load; ssd_create NAME [attr=val...] (prints the disk); ssd_destroy NAME;
+#      ssd_stat NAME KEY
 # Module: fnv_load; fnv_unload; mod_loaded MODNAME
 # Cgroups: cg_create NAME; cg_destroy NAME; cg_procs NAME; cg_set_weight NAME W [FILE];
 #      run_in_cg NAME CMD...
@@ -345,6 +347,52 @@ nullb_destroy() {
 	[ -d "$NULLB_CFS/$1" ] || return 0
 	echo 0 >"$NULLB_CFS/$1/power" 2>/dev/null
 	rmdir "$NULLB_CFS/$1"
+}
+
+# ------------------------------------------------- emulated SSD (fnvssd) ----
+# selftests/ssdsim's fnvssd.ko, shipped as /extra/fnvssd.ko for this kernel
+SSD_KO=${SSD_KO:-/extra/fnvssd.ko}
+SSD_CFS=/sys/kernel/config/fnvssd
+
+# ssd_load : load fnvssd.ko once; fails (reason on stderr) without it
+ssd_load() {
+	[ -d "$SSD_CFS" ] && return 0
+	[ -e "$SSD_KO" ] || { echo "ssd_load: $SSD_KO not shipped" >&2; return 1; }
+	insmod "$SSD_KO" || return 1
+	[ -d "$SSD_CFS" ] || { echo "ssd_load: $SSD_CFS missing" >&2; return 1; }
+}
+
+# ssd_create NAME [ATTR=VALUE...] : configure and power on; prints the disk
+ssd_create() {
+	_n=$1
+	shift
+	mkdir "$SSD_CFS/$_n" || return 1
+	for _kv in "$@"; do
+		if ! echo "${_kv#*=}" >"$SSD_CFS/$_n/${_kv%%=*}"; then
+			echo "ssd_create: cannot set ${_kv}" >&2
+			rmdir "$SSD_CFS/$_n"
+			return 1
+		fi
+	done
+	if ! echo 1 >"$SSD_CFS/$_n/power"; then
+		rmdir "$SSD_CFS/$_n"
+		return 1
+	fi
+	_d=fnvssd$(cat "$SSD_CFS/$_n/index")
+	wait_until 5 test -b "/dev/$_d" || { echo "ssd_create: /dev/$_d did not appear" >&2; return 1; }
+	echo "$_d"
+}
+
+# ssd_destroy NAME : power off and remove
+ssd_destroy() {
+	[ -d "$SSD_CFS/$1" ] || return 0
+	echo 0 >"$SSD_CFS/$1/power" 2>/dev/null
+	rmdir "$SSD_CFS/$1"
+}
+
+# ssd_stat NAME KEY : one value of the device's debugfs stats
+ssd_stat() {
+	sed -n "s/^$2=//p" "/sys/kernel/debug/fnvssd/$1/stats"
 }
 
 # ------------------------------------------------------------- module ----
