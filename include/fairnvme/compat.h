@@ -134,8 +134,8 @@ static inline void fnv_conf_done(struct blkg_conf_ctx *ctx)
  * 6.11, where a queue is non-rotational unless BLK_FEAT_ROTATIONAL is set;
  * 6.1 sets all of them on the queue once it is allocated.
  *
- * The same on both, so not here: the teardown, as null_blk's (del_gendisk(),
- * put_disk(), then blk_mq_free_tag_set(); neither calls
+ * The same on both, so not here: the teardown, as virtio_blk's
+ * (del_gendisk(), blk_mq_free_tag_set(), then put_disk(); neither calls
  * blk_mq_destroy_queue(), the disk owns its queue), the blk_mq_ops the
  * driver uses, and hrtimer_init() (hrtimer_setup() comes in 6.13).
  */

@@ -52,9 +52,12 @@
  *   has a page of dirty data, or any dirty data while a flush or a write
  *   waiting for cache room is pending (without the latter, dirty data
  *   below a page on each die could fill the cache for good). So a read
- *   never waits for a background program that has not started (the read
+ *   does not wait for a background program that has not started (the read
  *   priority of real SSDs), but waits for one in progress and for the FUA
  *   programs ahead of it: the read/program interference of the TABS paper.
+ *   While a flush or a write waits for a die's dirty data, the die runs a
+ *   background program after every FNV_FG_RUN (8) foreground operations,
+ *   so that reads cannot hold them back for ever.
  * - A page read holds its die for t_read_us; the page then crosses its
  *   channel, and the operation is done at max(die done, channel free) +
  *   t_xfer_us. A program, FUA or background, holds its die for t_xfer_us +
@@ -133,6 +136,8 @@
 #define FNV_MAX_OPS		(FNV_MAX_BYTES / (4 * 1024) + 1)
 /* a flush with nothing to wait for completes this much after its arrival */
 #define FNV_FLUSH_NS		(2 * NSEC_PER_USEC)
+/* foreground operations in a row while background work waits, at most */
+#define FNV_FG_RUN		8
 /* commands in the model at most, per die */
 #define FNV_ACTIVE_PER_DIE	4
 
@@ -190,6 +195,7 @@ struct fnv_die {
 	struct fnv_dev *dev;
 	struct list_head fg;		/* foreground operations, FIFO */
 	unsigned int nr_fg_prog;	/* programs in fg */
+	unsigned int fg_run;		/* fg operations since the last bg one */
 	enum fnv_die_state state;
 	struct fnv_op *cur;		/* foreground operation in progress */
 	ktime_t busy_until;		/* end of the last operation started */
@@ -276,7 +282,17 @@ static void fnv_die_kick(struct fnv_die *die, ktime_t now)
 	if (die->state != FNV_IDLE || dev->stopped)
 		return;
 	op = list_first_entry_or_null(&die->fg, struct fnv_op, node);
+	/*
+	 * Reads come first, but not for ever: while a flush or a write
+	 * waits for this die's dirty data, one background program goes
+	 * after every FNV_FG_RUN foreground operations, or reads kept on
+	 * one die would hold that flush (an fsync) back without end.
+	 */
+	if (op && die->dirty && die->fg_run >= FNV_FG_RUN &&
+	    (!list_empty(&dev->flush_wait) || !list_empty(&dev->cache_wait)))
+		op = NULL;
 	if (op) {
+		die->fg_run++;
 		list_del(&op->node);
 		die->cur = op;
 		if (op->prog) {
@@ -291,6 +307,7 @@ static void fnv_die_kick(struct fnv_die *die, ktime_t now)
 		    !list_empty(&dev->cache_wait))) {
 		die->bg_bytes = min_t(u64, die->dirty, dev->page_bytes);
 		die->dirty -= die->bg_bytes;
+		die->fg_run = 0;
 		die->state = FNV_DIE_BG;
 	} else {
 		return;
@@ -305,7 +322,7 @@ static void fnv_die_kick(struct fnv_die *die, ktime_t now)
 	if (ktime_before(now, die->busy_until))
 		now = die->busy_until;
 	die->busy_until = ktime_add_ns(now, ns);
-	hrtimer_start(&die->timer, die->busy_until, HRTIMER_MODE_ABS_SOFT);
+	hrtimer_start(&die->timer, die->busy_until, HRTIMER_MODE_ABS_PINNED_SOFT);
 }
 
 static void fnv_kick_all(struct fnv_dev *dev, ktime_t now)
@@ -333,7 +350,7 @@ static void fnv_cmd_end_at(struct fnv_cmd *cmd, ktime_t t)
 {
 	cmd->end_at = t;
 	if (ktime_after(t, ktime_get()))
-		hrtimer_start(&cmd->timer, t, HRTIMER_MODE_ABS_SOFT);
+		hrtimer_start(&cmd->timer, t, HRTIMER_MODE_ABS_PINNED_SOFT);
 	else
 		fnv_cmd_done(cmd);
 }
@@ -747,7 +764,7 @@ static int fnv_init_request(struct blk_mq_tag_set *set, struct request *rq,
 
 	cmd->dev = set->driver_data;
 	INIT_LIST_HEAD(&cmd->node);
-	hrtimer_init(&cmd->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	hrtimer_init(&cmd->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_SOFT);
 	cmd->timer.function = fnv_cmd_timer;
 	return 0;
 }
@@ -896,7 +913,7 @@ static struct fnv_dev *fnv_dev_alloc(struct fnv_cfg *cfg)
 		struct fnv_die *die = &dev->dies[i];
 
 		hrtimer_init(&die->timer, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_ABS_SOFT);
+			     HRTIMER_MODE_ABS_PINNED_SOFT);
 		die->timer.function = fnv_die_timer;
 		die->dev = dev;
 		INIT_LIST_HEAD(&die->fg);
@@ -973,7 +990,12 @@ out_free:
  * del_gendisk() fails new I/O and waits for the requests in flight, which
  * the model completes as usual; then no request is left, and no timer but
  * the dies' (background programs), which fnv_stop() ends. The requests'
- * timers are waited for by fnv_exit_request(), before their memory goes.
+ * timers are waited for by fnv_exit_request() when the tag set is freed,
+ * which is before put_disk() (virtio_blk's order): a request's timer may
+ * still be returning from ending another request (one of blk-flush's, say)
+ * when del_gendisk() sees the queue empty, and the queue's last reference,
+ * put_disk()'s, frees the hardware contexts that callback still uses (on a
+ * BLK_MQ_F_BLOCKING queue nothing else waits for a softirq).
  */
 static void fnv_power_off(struct fnv_cfg *cfg)
 {
@@ -983,8 +1005,8 @@ static void fnv_power_off(struct fnv_cfg *cfg)
 	debugfs_remove_recursive(dev->dbg);
 	del_gendisk(dev->disk);
 	fnv_stop(dev);
-	put_disk(dev->disk);
 	blk_mq_free_tag_set(&dev->tag_set);
+	put_disk(dev->disk);
 	pr_info("fnvssd%d: powered off\n", cfg->index);
 	fnv_dev_free(dev);
 	WRITE_ONCE(cfg->dev, NULL);
