@@ -47,8 +47,8 @@ set_sched "$dev" none
 # its timers fired after the model's times (the device's late_us), and
 # what waking a CPU that slept costs it, which grows with the sleep: with
 # the default times (1.6 and 6.1 ms) that was 0.1 to 0.6 ms more, 4 to 12
-# %, with these 0.3 to 0.4 ms, 3 %. On 6.1 an O_SYNC write to a block
-# device is a FUA write and then a flush (of nothing: 2 us).
+# %, with these 0.3 to 0.7 ms, 2 to 4 %. On 6.1 and 6.12 an O_SYNC write
+# to a block device is a FUA write and then a flush (of nothing: 2 us).
 lat1() { # lat1 NAME OUT : mean us of 4 KiB reads, their lateness; FUA writes, theirs
 	_d=fnvssd$(cat "$SSD_CFS/$1/index")
 	for _k in r w; do
