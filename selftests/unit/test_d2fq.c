@@ -1117,28 +1117,45 @@ static void simulate_churn(struct churn *c)
 	}
 }
 
-static void test_sim_churn(void)
+/*
+ * 20 runs (seeds 1 to 20) of t18's churn at depth 2, tau_l 192 bytes per
+ * weight unit, with fio's drains every @drain requests (0: none) resuming
+ * @pause ticks later, a restart keeping @cap_tau tau_l of lead: the worst
+ * window, and the largest H/L ratio and the windows compared over them.
+ */
+static double sim_churn20(u64 drain, u64 pause, u64 cap_tau, u32 *hl,
+			  int *nw)
 {
-	const u32 w[] = { 100, 200, 300, 400, 500, 600, 700, 800 };
+	static const u32 w[] = { 100, 200, 300, 400, 500, 600, 700, 800 };
 	struct sim m = {
 		.nf = 8, .wt = w, .depth = 2, .tau_l = 192 << D2FQ_VT_SHIFT,
 		.anchor = 120, .period = 1200, .win = 6000, .elevator = true,
 	};
 	struct churn c = {
 		.m = &m, .churn = 1200, .start = 1200, .ticks = 1200 * 75,
-		.cap_tau = 2,
+		.drain = drain, .pause = pause, .grace = 1, .cap_tau = cap_tau,
 	};
 	double worst = 0;
-	u32 hl = 0;
-	int s, nw = 0;
+	int s;
 
+	*hl = 0;
+	*nw = 0;
 	for (s = 1; s <= 20; s++) {
 		c.seed = s;
 		simulate_churn(&c);
 		worst = fmax(worst, c.worst);
-		hl = hl > c.hl_max ? hl : c.hl_max;
-		nw += c.nwin;
+		*hl = *hl > c.hl_max ? *hl : c.hl_max;
+		*nw += c.nwin;
 	}
+	return worst;
+}
+
+static void test_sim_churn(void)
+{
+	u32 hl;
+	int nw;
+	double worst = sim_churn20(0, 0, 2, &hl, &nw);
+
 	tap_ok(nw >= 20 * 12 && worst <= 0.10,
 	       "sim churn, 20 runs: worst of %d windows %.3f <= 0.10 off the weights (H/L up to %u)",
 	       nw, worst, hl);
@@ -1180,24 +1197,10 @@ static void test_restart(void)
  */
 static double sim_churn_drain(u64 cap_tau)
 {
-	const u32 w[] = { 100, 200, 300, 400, 500, 600, 700, 800 };
-	struct sim m = {
-		.nf = 8, .wt = w, .depth = 2, .tau_l = 192 << D2FQ_VT_SHIFT,
-		.anchor = 120, .period = 1200, .win = 6000, .elevator = true,
-	};
-	struct churn c = {
-		.m = &m, .churn = 1200, .start = 1200, .ticks = 1200 * 75,
-		.drain = 64, .pause = 12, .grace = 1, .cap_tau = cap_tau,
-	};
-	double worst = 0;
-	int s;
+	u32 hl;
+	int nw;
 
-	for (s = 1; s <= 20; s++) {
-		c.seed = s;
-		simulate_churn(&c);
-		worst = fmax(worst, c.worst);
-	}
-	return worst;
+	return sim_churn20(64, 12, cap_tau, &hl, &nw);
 }
 
 static void test_sim_churn_drain(void)
