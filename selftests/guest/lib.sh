@@ -16,7 +16,7 @@
 #      tap_fail_rest REASON; tap_skip_rest REASON; tap_done (exit status: 0 only if all planned points passed)
 # Devices: nvme_dev [SERIAL]; nvme_bw_dev; have_nullb; nullb_create NAME [key=val...]; nullb_destroy NAME;
 #      set_sched DEV NAME; get_sched DEV; dev_sched_busy DEV; dev_sched_busy_wait DEV SEC
-# Emulated SSD: ssd_load; ssd_create NAME [attr=val...] (prints the disk); ssd_destroy NAME;
+# Emulated SSD: ssd_prereq; ssd_load; ssd_create NAME [attr=val...] (prints the disk); ssd_destroy NAME;
 #      ssd_stat NAME KEY
 # Module: fnv_load; fnv_unload; mod_loaded MODNAME
 # Cgroups: cg_create NAME; cg_destroy NAME; cg_procs NAME; cg_set_weight NAME W [FILE];
@@ -304,6 +304,25 @@ have_nullb() {
 	[ -d "$NULLB_CFS" ]
 }
 
+# cfs_power_on DIR [ATTR=VALUE...] : a configfs device (null_blk's, fnvssd's):
+# make DIR, set each attribute, power it on; DIR removed again on failure
+cfs_power_on() {
+	_c=$1
+	shift
+	mkdir "$_c" || return 1
+	for _kv in "$@"; do
+		if ! echo "${_kv#*=}" >"$_c/${_kv%%=*}"; then
+			echo "cfs_power_on: cannot set ${_kv} in $_c" >&2
+			rmdir "$_c"
+			return 1
+		fi
+	done
+	if ! echo 1 >"$_c/power"; then
+		rmdir "$_c"
+		return 1
+	fi
+}
+
 nullb_create() {
 	_n=$1
 	shift
@@ -311,18 +330,7 @@ nullb_create() {
 		modprobe null_blk nr_devices=0 >/dev/null 2>&1
 		[ -d "$NULLB_CFS" ] || { echo "nullb_create: $NULLB_CFS missing" >&2; return 1; }
 	fi
-	mkdir "$NULLB_CFS/$_n" || return 1
-	for _kv in "$@"; do
-		if ! echo "${_kv#*=}" >"$NULLB_CFS/$_n/${_kv%%=*}"; then
-			echo "nullb_create: cannot set ${_kv}" >&2
-			rmdir "$NULLB_CFS/$_n"
-			return 1
-		fi
-	done
-	if ! echo 1 >"$NULLB_CFS/$_n/power"; then
-		rmdir "$NULLB_CFS/$_n"
-		return 1
-	fi
+	cfs_power_on "$NULLB_CFS/$_n" "$@" || return 1
 	# the disk is named after the configfs item on newer kernels, nullb<index> on older ones
 	_idx=$(cat "$NULLB_CFS/$_n/index")
 	if wait_until 5 _nullb_appeared "$_n" "$_idx"; then
@@ -362,22 +370,18 @@ ssd_load() {
 	[ -d "$SSD_CFS" ] || { echo "ssd_load: $SSD_CFS missing" >&2; return 1; }
 }
 
+# ssd_prereq : the start of a test on it: SKIP all without fnvssd.ko in
+# the guest, fail all if it does not load
+ssd_prereq() {
+	[ -e "$SSD_KO" ] || tap_skip_rest "fnvssd.ko not shipped in the guest (make guest-tests builds it)"
+	ssd_load || tap_fail_rest "fnvssd.ko did not load"
+}
+
 # ssd_create NAME [ATTR=VALUE...] : configure and power on; prints the disk
 ssd_create() {
 	_n=$1
 	shift
-	mkdir "$SSD_CFS/$_n" || return 1
-	for _kv in "$@"; do
-		if ! echo "${_kv#*=}" >"$SSD_CFS/$_n/${_kv%%=*}"; then
-			echo "ssd_create: cannot set ${_kv}" >&2
-			rmdir "$SSD_CFS/$_n"
-			return 1
-		fi
-	done
-	if ! echo 1 >"$SSD_CFS/$_n/power"; then
-		rmdir "$SSD_CFS/$_n"
-		return 1
-	fi
+	cfs_power_on "$SSD_CFS/$_n" "$@" || return 1
 	_d=fnvssd$(cat "$SSD_CFS/$_n/index")
 	wait_until 5 test -b "/dev/$_d" || { echo "ssd_create: /dev/$_d did not appear" >&2; return 1; }
 	echo "$_d"

@@ -17,8 +17,7 @@
 
 RT=${FNV_T23_RUNTIME:-6}
 tap_plan 5
-[ -e "$SSD_KO" ] || tap_skip_rest "fnvssd.ko not shipped in the guest (make guest-tests builds it)"
-ssd_load || tap_fail_rest "fnvssd.ko did not load"
+ssd_prereq
 fnv_load || tap_fail_rest "fairnvme not available"
 W="$FNV_WORK/t23"
 rm -rf "$W"
