@@ -21,18 +21,32 @@
 #  3. Memory backed, fairnvme selected: fio verify (crc32c) passes, also
 #     across scheduler switches in the middle of its writes.
 #  4. Powered off under I/O: fio ends with errors within 20 s, no hang
-#     (the guest fails the run on any warning in the kernel log).
+#     (the guest fails the run on any warning in the kernel log); then
+#     the module unloads.
+# Also: bad attribute values are rejected with EINVAL and the old value
+# kept; an attribute written while powered on, with EBUSY.
 . /tests/lib.sh
 
 RT=${FNV_T22_RUNTIME:-5}
-tap_plan 12
-[ -e "$SSD_KO" ] || tap_skip_rest "fnvssd.ko not shipped in the guest (make guest-tests builds it)"
-ssd_load || tap_fail_rest "fnvssd.ko did not load"
+tap_plan 18
+ssd_prereq
 fnv_load || tap_fail_rest "fairnvme not available"
 W="$FNV_WORK/t22"
 rm -rf "$W"
 mkdir -p "$W"
 trap 'ssd_destroy t22a; ssd_destroy t22f; ssd_destroy t22l; ssd_destroy t22b; ssd_destroy t22c' EXIT
+
+# --- bad input: EINVAL and the old value kept; EBUSY once powered on
+mkdir "$SSD_CFS/t22x"
+expect_einval "$SSD_CFS/t22x/page_kb" 5
+expect_einval "$SSD_CFS/t22x/channels" 0
+expect_einval "$SSD_CFS/t22x/t_read_us" abc
+expect_einval "$SSD_CFS/t22x/size_mb" 99999999
+echo 1 >"$SSD_CFS/t22x/power"
+busy=$(echo 4 2>&1 | dd of="$SSD_CFS/t22x/channels" 2>&1 >/dev/null)
+check "channels written while powered on: EBUSY, still $(cat "$SSD_CFS/t22x/channels")" \
+	sh -c "echo '$busy' | grep -q 'busy' && test \"\$(cat $SSD_CFS/t22x/channels)\" = 2"
+ssd_destroy t22x
 
 dev=$(ssd_create t22a) || tap_fail_rest "cannot create an fnvssd device"
 q=/sys/block/$dev/queue
@@ -107,14 +121,15 @@ assert_le "IOPS at depth 16, at most the 4 dies' 2667 (+5 %)" "$(fcalc "int($iop
 # --- a flush under reads: reads kept on one die (a 16 KiB region is one
 # page) must not hold back the programs an fsync waits for
 fio_run "$W/hot" --name=hot --filename="/dev/$dev" --rw=randread --bs=4k \
-	--direct=1 --ioengine=libaio --iodepth=16 --size=16k --runtime=30 \
+	--direct=1 --ioengine=libaio --iodepth=16 --size=16k --runtime=4 \
 	--time_based &
 hp=$!
 sleep 1
 t0=$(now_ms)
 dd if=/dev/zero of="/dev/$dev" bs=64k count=16 conv=fsync 2>/dev/null
 drc=$? t1=$(now_ms)
-kill "$hp" 2>/dev/null
+# fio_run in the background is a subshell: killing it would leave fio
+# running (and /dev/$dev open); it ends by itself
 wait "$hp"
 diag "1 MiB written through the page cache and fsync'd beside reads of one die: $((t1 - t0)) ms, flushes seen: $(ssd_stat t22a flushes)"
 check "an fsync completes beside reads that keep one die busy ($((t1 - t0)) ms, at most 10 s)" \
@@ -161,4 +176,10 @@ else
 	kill -9 "$xp"
 fi
 check "the disk is gone" sh -c "! test -e /sys/block/$dev"
+ssd_destroy t22c
+if wait_until 10 rmmod fnvssd; then
+	ok "rmmod fnvssd once its devices are gone"
+else
+	not_ok "rmmod fnvssd once its devices are gone" "refcnt $(cat /sys/module/fnvssd/refcnt), configfs: $(ls "$SSD_CFS" | tr '\n' ' ')"
+fi
 tap_done
