@@ -30,8 +30,9 @@
  *   goes with bytes is shared by bytes. A type with fewer than 16 samples
  *   is charged as the other type, with neither by its size; discards and
  *   write zeroes cost one write command.
- * - wrr_mode=off (state.c): the tenant's own moving average of service
- *   time per type (rcost_us and wcost_us in io.fairnvme.stat).
+ * - wrr_mode=off: the same line, in ns of device time (budget_us is in
+ *   time); until it is known, the tenant's own moving average of service
+ *   time per type (state.c: rcost_us and wcost_us in io.fairnvme.stat).
  *
  * With cost_model=bytes a request costs its size, plus req_cost_bytes
  * (4096) under budget cycles.

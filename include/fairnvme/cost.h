@@ -53,6 +53,20 @@ void fnv_cm_init(struct fnv_cm *m);
 void fnv_cm_add(struct fnv_cm *m, int t, u64 n, u64 sect, u64 svc_ns);
 /* End of a period: fit each type, set c_cmd and c_sect, decay the sums. */
 void fnv_cm_update(struct fnv_cm *m);
+/*
+ * The device time, in ns, of a request of type @t and @sect sectors by the
+ * fit: the other type's while @t has none, 0 while neither is known.
+ * Budget cycles (wrr_mode=off) charge this.
+ */
+static inline u64 fnv_cm_time_ns(const struct fnv_cm *m, int t, u64 sect)
+{
+	if (!m->known[t])
+		t = !t;
+	if (!m->known[t])
+		return 0;
+	return m->cmd_ns[t] + ((m->sect_ns16[t] * sect) >> 16);
+}
+
 /* What a request of @sect sectors costs, in sectors of a 4 KiB read's. */
 static inline u64 fnv_cm_charge(u32 c_cmd, u32 c_sect, u64 sect)
 {

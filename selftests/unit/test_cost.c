@@ -177,6 +177,32 @@ static void test_noise_and_range(void)
 	       charge(&m, FNV_CM_READ, 2048));
 }
 
+/* wrr_mode=off charges the fit in ns: the same for every tenant */
+static void test_time_ns(void)
+{
+	struct fnv_cm m;
+	int i;
+
+	fnv_cm_init(&m);
+	tap_ok(fnv_cm_time_ns(&m, FNV_CM_READ, 8) == 0 &&
+	       fnv_cm_time_ns(&m, FNV_CM_WRITE, 8) == 0,
+	       "time_ns: 0 (per-tenant cost) while nothing is known");
+	/* reads only: 100 us per command, 50 us per 4 KiB (12.5 us/sector) */
+	for (i = 0; i < 20; i++) {
+		feed(&m, FNV_CM_READ, 40, 8, 200000);
+		feed(&m, FNV_CM_READ, 10, 128, 1700000);
+		fnv_cm_update(&m);
+	}
+	tap_near((double)fnv_cm_time_ns(&m, FNV_CM_READ, 8), 200000, 0.01,
+		 "time_ns: 4 KiB read 200 us");
+	tap_near((double)fnv_cm_time_ns(&m, FNV_CM_READ, 128), 1700000, 0.01,
+		 "time_ns: 64 KiB read 1.7 ms");
+	tap_near((double)fnv_cm_time_ns(&m, FNV_CM_WRITE, 8), 200000, 0.01,
+		 "time_ns: a write without a fit of its own costs a read's");
+	tap_near((double)fnv_cm_time_ns(&m, FNV_CM_WRITE, 0), 100000, 0.01,
+		 "time_ns: a discard (0 sectors) costs one command");
+}
+
 int main(void)
 {
 	test_untrained();
@@ -188,5 +214,6 @@ int main(void)
 	test_converges();
 	test_quiet();
 	test_noise_and_range();
+	test_time_ns();
 	return tap_done();
 }
