@@ -1,0 +1,497 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fairnvme: TABS, per-type fair bandwidth between reads and FUA writes.
+ *
+ * A write with FUA set makes the SSD program flash before it completes,
+ * and a read behind a program on the same die waits for it: a few FUA
+ * writers cut a reader's bandwidth to that of a writer (TABS, section 3).
+ * TABS (Kim, Kim, Won, HotStorage '22) holds FUA writes back so that each
+ * type gets its fair bandwidth:
+ *
+ * 1. The goal (Eq. 1). FBW_x = BWmax_x * I_x / I_total, x being reads or
+ *    FUA writes, BWmax_x the bandwidth of type x alone on the device, I_x
+ *    the host's demand of type x in the period the phase started from and
+ *    I_total = I_read + I_fua. The paper takes I_x as the issue rate, and
+ *    in its evaluation as the number of workers of the type. What the host
+ *    issues of a type while the device is unfair is what the device gave
+ *    it, not what it wants; what it has outstanding (inserted and not
+ *    finished), sampled at each tick of the IDLE period, is its workers
+ *    times their queue depths: I_x is that (the issued counts if it was
+ *    never sampled). With issued counts, one writer and three readers at
+ *    the same depth on fnvssd gave I_fua 0.19 rather than 0.25, and FUA
+ *    writes got 0.75 of their share. Other writes count towards the
+ *    threshold that starts scheduling but are no party to it.
+ *
+ * 2. What is held. Only FUA writes, and only in the SCHED phase: the caller
+ *    puts them in a FIFO delay queue (tabs_holds()) and releases its head
+ *    while tabs_may_release() allows. Each read dispatched adds alpha FUA
+ *    writes of credit, the throttling factor, so FUA writes go at about
+ *    alpha per read (N_fua = alpha * N_read); a release takes one write of
+ *    credit. Credit is capped at max(2, 2 * alpha) writes, so that reads
+ *    dispatched while no FUA write waits do not bank a burst. Reads are
+ *    never held: they are what is protected, and holding them would only
+ *    slow the credit the FUA writes wait for.
+ *
+ * 3. No deadlock, no starvation. A held FUA write is released without
+ *    credit when no read is outstanding (inserted and not finished: a lone
+ *    FUA writer is never throttled, there is no read to protect and none
+ *    to bring credit), and once it was held max_wait_ms (a "forced"
+ *    release: the bound on what TABS adds to a FUA write's latency). In
+ *    IDLE every FUA write is released, so the end of a SCHED phase drains
+ *    the delay queue. The caller asks again when its head's max_wait_ms
+ *    runs out and after a tick that returned TABS_EV_PHASE.
+ *
+ * 4. The phases (section 4.2). IDLE schedules nothing and counts the
+ *    requests issued per type since the reset period started. When at
+ *    least threshold requests were issued in it, reads and FUA writes
+ *    among them, SCHED starts from those counts: I_x, FBW_x by Eq. 1, alpha
+ *    = I_read / I_fua (the paper's "number of read requests divided by the
+ *    number of write requests"), no credit. Once an epoch's feedback ran,
+ *    a later SCHED phase starts from the alpha it left instead, rescaled
+ *    to the new mix: at the fair point FUA writes go per read as
+ *    FBW_fua / FBW_read, that is as I_fua / I_read (BWmax and the sizes
+ *    being the device's), the inverse of the paper's start; without this
+ *    every phase (sched_ms) started far from the point and spent epochs
+ *    finding it again. Otherwise the counts restart
+ *    every reset_ms. A lone type never starts SCHED. SCHED lasts sched_ms,
+ *    then IDLE measures the mix again; it ends early at the end of an epoch
+ *    in which reads or FUA writes were not issued at all (the mix is gone).
+ *
+ * 5. The feedback (section 4.3). Every epoch_ms of SCHED, the bandwidth of
+ *    each type (bytes completed over the epoch's length) is compared with
+ *    its FBW. A type below 90 % of it moves alpha by its change ratio, BW /
+ *    FBW (below 1): reads multiply alpha by it (fewer FUA writes), FUA
+ *    writes divide alpha by it (more). The ratio is floored at 1/16, so one
+ *    bad epoch (a type that got nothing through) moves alpha at most 16
+ *    times; alpha always moves by at least 1/1024 and stays within
+ *    TABS_ALPHA_MIN..TABS_ALPHA_MAX. A type whose BWmax is not known has
+ *    no FBW and is skipped. The epoch's fairness factor (Eq. 2) is kept for
+ *    debugfs, in 1/1000 and inverted when above 1 as the paper shows it.
+ *
+ * 6. BWmax. Set per type, or measured (0, auto): over the intervals
+ *    between ticks in which type x was in flight (dispatched in it, or in
+ *    flight when it began) and no other type was (reads, FUA writes, other
+ *    writes), and x completed bytes, its rate is bytes / interval. A rate
+ *    above BWmax_x replaces it; a lower one moves it down by 1/64 of the
+ *    gap, so a device that slows down is followed, slowly. 0 (unknown)
+ *    until one such interval. Limits: a type only ever seen beside others
+ *    is never measured; a lone workload too shallow to saturate the device
+ *    underestimates it; it is the best seen, not a guarantee.
+ *
+ * The core keeps no clock and takes no lock: the caller passes ns
+ * timestamps and serializes the calls. All arithmetic is u64, the products
+ * done by mul_u64_u64_div_u64() with bounded quotients: bandwidths are
+ * clamped to TABS_MAX_BWMAX, and no rate is taken over less than
+ * TABS_MIN_INTERVAL_NS.
+ */
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <fairnvme/tabs.h>
+
+#define TABS_NSEC_PER_MSEC	1000000ULL
+#define TABS_NSEC_PER_SEC	1000000000ULL
+/* Bytes counted at most in a rate: with 1 ms, a quotient below 2^60. */
+#define TABS_BYTES_MAX		1125899906842624ULL	/* 2^50 */
+/* I_x counted at most when alpha is rescaled to a new mix */
+#define TABS_I_MAX		(1ULL << 20)
+/* tabs_fairness(): BW / FBW in parts per million */
+#define TABS_PPM		1000000ULL
+
+static inline u64 tabs_ms(u32 ms)
+{
+	return ms * TABS_NSEC_PER_MSEC;
+}
+
+/* @now - @from, 0 if the clock seems to have gone back */
+static inline u64 tabs_elapsed(u64 from, u64 now)
+{
+	return now > from ? now - from : 0;
+}
+
+static inline bool tabs_type_ok(int type)
+{
+	return type >= 0 && type < TABS_NR_TYPES;
+}
+
+/* Bytes per second over @ns (0 under TABS_MIN_INTERVAL_NS) */
+static u64 tabs_rate(u64 bytes, u64 ns)
+{
+	u64 r;
+
+	if (ns < TABS_MIN_INTERVAL_NS)
+		return 0;
+	r = mul_u64_u64_div_u64(min_t(u64, bytes, TABS_BYTES_MAX),
+				TABS_NSEC_PER_SEC, ns);
+	return min_t(u64, r, TABS_MAX_BWMAX);
+}
+
+void tabs_params_init(struct tabs_params *p)
+{
+	*p = (struct tabs_params){
+		.reset_ms = TABS_DEF_RESET_MS,
+		.threshold = TABS_DEF_THRESHOLD,
+		.epoch_ms = TABS_DEF_EPOCH_MS,
+		.sched_ms = TABS_DEF_SCHED_MS,
+		.max_wait_ms = TABS_DEF_MAX_WAIT_MS,
+		.bwmax = { TABS_DEF_BWMAX, TABS_DEF_BWMAX },
+	};
+}
+
+void tabs_init(struct tabs *t, u64 now)
+{
+	*t = (struct tabs){};
+	t->phase = TABS_IDLE;
+	t->start = now;
+	t->epoch_start = now;
+	t->ival_start = now;
+	t->alpha = TABS_ALPHA_ONE;
+}
+
+void tabs_restart(struct tabs *t, u64 now)
+{
+	int x;
+
+	t->phase = TABS_IDLE;
+	t->credit = 0;
+	t->start = now;
+	t->epoch_start = now;
+	t->ival_start = now;
+	for (x = 0; x < TABS_NR_TYPES; x++) {
+		t->nr_issued[x] = 0;
+		t->nr_epoch[x] = 0;
+		/* requests dispatched while off went unseen: measure nothing */
+		t->seen[x] = true;
+	}
+	for (x = 0; x < TABS_NR_FAIR; x++) {
+		t->bytes_epoch[x] = 0;
+		t->bytes_ival[x] = 0;
+	}
+}
+
+u64 tabs_fbw(u64 bwmax, u64 i_x, u64 i_total)
+{
+	if (!i_total)
+		return 0;
+	/* I_x <= I_total: the quotient is at most BWmax */
+	return mul_u64_u64_div_u64(bwmax, min(i_x, i_total), i_total);
+}
+
+u32 tabs_fairness(const u64 bw[TABS_NR_FAIR], const u64 fbw[TABS_NR_FAIR])
+{
+	u64 q[TABS_NR_FAIR];
+	int x;
+
+	for (x = 0; x < TABS_NR_FAIR; x++) {
+		if (!fbw[x])
+			return 0;
+		/* below 2^40 * 10^6 < 2^60 */
+		q[x] = mul_u64_u64_div_u64(min_t(u64, bw[x], TABS_MAX_BWMAX),
+					   TABS_PPM, fbw[x]);
+		if (!q[x])
+			return 0;
+	}
+	if (q[TABS_READ] <= q[TABS_FUA])
+		return mul_u64_u64_div_u64(q[TABS_READ], 1000, q[TABS_FUA]);
+	return mul_u64_u64_div_u64(q[TABS_FUA], 1000, q[TABS_READ]);
+}
+
+const char *tabs_phase_name(int phase)
+{
+	switch (phase) {
+	case TABS_IDLE:
+		return "idle";
+	case TABS_SCHED:
+		return "sched";
+	}
+	return "?";
+}
+
+void tabs_inserted(struct tabs *t, int type)
+{
+	if (!tabs_type_ok(type))
+		return;
+	t->nr_issued[type]++;
+	t->nr_epoch[type]++;
+	t->nr_outstanding[type]++;
+	if (type == TABS_FUA && t->phase == TABS_SCHED)
+		t->nr_held++;
+}
+
+bool tabs_holds(const struct tabs *t, int type)
+{
+	return type == TABS_FUA && t->phase == TABS_SCHED;
+}
+
+bool tabs_may_release(struct tabs *t, const struct tabs_params *p, u64 now,
+		      u64 held_since)
+{
+	enum tabs_release why;
+
+	if (t->phase == TABS_IDLE) {
+		why = TABS_REL_IDLE;
+	} else if (!t->nr_outstanding[TABS_READ]) {
+		why = TABS_REL_LONE;
+	} else if (t->credit >= TABS_ALPHA_ONE) {
+		t->credit -= TABS_ALPHA_ONE;
+		why = TABS_REL_CREDIT;
+	} else if (tabs_elapsed(held_since, now) >= tabs_ms(p->max_wait_ms)) {
+		why = TABS_REL_FORCED;
+	} else {
+		return false;
+	}
+	t->nr_released[why]++;
+	return true;
+}
+
+void tabs_dispatched(struct tabs *t, int type, u32 bytes)
+{
+	u64 cap;
+
+	if (!tabs_type_ok(type))
+		return;
+	t->nr_inflight[type]++;
+	t->seen[type] = true;
+	t->nr_dispatched[type]++;
+	t->bytes_dispatched[type] += bytes;
+	if (type != TABS_READ || t->phase != TABS_SCHED)
+		return;
+	cap = 2 * (u64)max(t->alpha, TABS_ALPHA_ONE);
+	t->credit = min(t->credit + t->alpha, cap);
+}
+
+/* @nr requests of @type (valid) completed @bytes: never below 0 */
+static void tabs_account(struct tabs *t, int type, u64 nr, u64 bytes)
+{
+	t->nr_inflight[type] -= min(nr, t->nr_inflight[type]);
+	if (type >= TABS_NR_FAIR)
+		return;
+	t->bytes_epoch[type] += bytes;
+	t->bytes_ival[type] += bytes;
+}
+
+void tabs_completed(struct tabs *t, int type, u32 bytes)
+{
+	if (tabs_type_ok(type))
+		tabs_account(t, type, 1, bytes);
+}
+
+void tabs_finished(struct tabs *t, int type)
+{
+	if (tabs_type_ok(type) && t->nr_outstanding[type])
+		t->nr_outstanding[type]--;
+}
+
+void tabs_done(struct tabs *t, int type, u64 nr, u64 bytes)
+{
+	if (!tabs_type_ok(type))
+		return;
+	tabs_account(t, type, nr, bytes);
+	t->nr_outstanding[type] -= min(nr, t->nr_outstanding[type]);
+}
+
+/* One BWmax measurement of a type: up at once, down by 1/64 of the gap */
+static void tabs_bwmax_sample(u64 *bwmax, u64 rate)
+{
+	if (rate >= *bwmax)
+		*bwmax = rate;
+	else
+		*bwmax -= (*bwmax - rate) >> TABS_BWMAX_DOWN_SHIFT;
+}
+
+/* End the interval since the last tick: measure the types that ran alone */
+static void tabs_measure(struct tabs *t, u64 now)
+{
+	u64 len = tabs_elapsed(t->ival_start, now);
+	int x, y;
+
+	if (now < t->ival_start) {	/* the clock went back: start again */
+		t->ival_start = now;
+		return;
+	}
+	if (len < TABS_MIN_INTERVAL_NS)	/* too short: keep counting */
+		return;
+	for (x = 0; x < TABS_NR_FAIR; x++) {
+		bool lone = t->seen[x] && t->bytes_ival[x];
+
+		for (y = 0; y < TABS_NR_TYPES; y++)
+			if (y != x && t->seen[y])
+				lone = false;
+		if (lone)
+			tabs_bwmax_sample(&t->bwmax_auto[x],
+					  tabs_rate(t->bytes_ival[x], len));
+		t->bytes_ival[x] = 0;
+	}
+	for (y = 0; y < TABS_NR_TYPES; y++)
+		t->seen[y] = t->nr_inflight[y] > 0;
+	t->ival_start = now;
+}
+
+static void tabs_set_fbw(struct tabs *t)
+{
+	u64 total = t->i[TABS_READ] + t->i[TABS_FUA];
+	int x;
+
+	for (x = 0; x < TABS_NR_FAIR; x++)
+		t->fbw[x] = tabs_fbw(t->bwmax[x], t->i[x], total);
+}
+
+static void tabs_reset_counts(struct tabs *t, u64 now)
+{
+	int x;
+
+	t->start = now;
+	for (x = 0; x < TABS_NR_TYPES; x++)
+		t->nr_issued[x] = 0;
+	for (x = 0; x < TABS_NR_FAIR; x++)
+		t->out_sum[x] = 0;
+}
+
+static void tabs_reset_epoch(struct tabs *t, u64 now)
+{
+	int x;
+
+	t->epoch_start = now;
+	for (x = 0; x < TABS_NR_TYPES; x++)
+		t->nr_epoch[x] = 0;
+	for (x = 0; x < TABS_NR_FAIR; x++)
+		t->bytes_epoch[x] = 0;
+}
+
+static void tabs_to_idle(struct tabs *t, u64 now)
+{
+	t->phase = TABS_IDLE;
+	t->credit = 0;
+	tabs_reset_counts(t, now);
+}
+
+/* IDLE -> SCHED from the counts of the reset period: Eq. 1 and alpha */
+static unsigned int tabs_to_sched(struct tabs *t, u64 now)
+{
+	u32 old = t->alpha;
+	u64 a;
+
+	/* the demand: outstanding requests per type, else issued counts */
+	if (t->out_sum[TABS_READ] && t->out_sum[TABS_FUA]) {
+		t->i[TABS_READ] = t->out_sum[TABS_READ];
+		t->i[TABS_FUA] = t->out_sum[TABS_FUA];
+	} else {
+		t->i[TABS_READ] = t->nr_issued[TABS_READ];
+		t->i[TABS_FUA] = t->nr_issued[TABS_FUA];
+	}
+	tabs_set_fbw(t);
+	if (t->i_fb[TABS_READ] && t->i_fb[TABS_FUA]) {
+		/*
+		 * The feedback found alpha for the mix it ran on: at a fair
+		 * point N_fua / N_read = FBW_fua / FBW_read goes as I_fua /
+		 * I_read, so that alpha is rescaled to the new mix rather
+		 * than learned again from I_read / I_fua (its inverse).
+		 */
+		u64 num = min_t(u64, t->i[TABS_FUA], TABS_I_MAX) *
+			  min_t(u64, t->i_fb[TABS_READ], TABS_I_MAX);
+		u64 den = min_t(u64, t->i[TABS_READ], TABS_I_MAX) *
+			  min_t(u64, t->i_fb[TABS_FUA], TABS_I_MAX);
+
+		/* below 2^20 * 2^40: the quotient fits */
+		a = mul_u64_u64_div_u64(t->alpha_fb, num, max(den, 1ULL));
+	} else {
+		/* alpha = I_read / I_fua, I_fua > 0: no overflow */
+		a = div64_u64(min_t(u64, t->i[TABS_READ], 1ULL << 40) <<
+			      TABS_ALPHA_SHIFT, t->i[TABS_FUA]);
+	}
+	t->alpha = clamp_t(u64, a, TABS_ALPHA_MIN, TABS_ALPHA_MAX);
+	t->credit = 0;
+	t->phase = TABS_SCHED;
+	t->nr_sched++;
+	tabs_reset_counts(t, now);
+	tabs_reset_epoch(t, now);
+	return TABS_EV_PHASE | (t->alpha != old ? TABS_EV_ALPHA : 0);
+}
+
+/* Section 4.3: the type's change ratio applied to alpha, if it is behind */
+static u64 tabs_feedback(const struct tabs *t, int x, u64 a)
+{
+	u64 ratio;
+
+	if (!t->fbw[x] ||
+	    t->bw[x] * 100 >= t->fbw[x] * TABS_FEEDBACK_PCT)
+		return a;
+	/* BW < FBW: below TABS_ALPHA_ONE */
+	ratio = mul_u64_u64_div_u64(t->bw[x], TABS_ALPHA_ONE, t->fbw[x]);
+	if (ratio < TABS_RATIO_MIN)
+		ratio = TABS_RATIO_MIN;
+	/* floor down, ceiling up: alpha always moves */
+	if (x == TABS_READ)
+		a = (a * ratio) >> TABS_ALPHA_SHIFT;
+	else
+		a = div64_u64((a << TABS_ALPHA_SHIFT) + ratio - 1, ratio);
+	return clamp_t(u64, a, TABS_ALPHA_MIN, TABS_ALPHA_MAX);
+}
+
+/* The end of an epoch of @len ns: bandwidths, fairness, feedback */
+static unsigned int tabs_epoch_end(struct tabs *t, u64 now, u64 len)
+{
+	bool mix = t->nr_epoch[TABS_READ] && t->nr_epoch[TABS_FUA];
+	u32 old = t->alpha;
+	u64 a = old;
+	int x;
+
+	for (x = 0; x < TABS_NR_FAIR; x++)
+		t->bw[x] = tabs_rate(t->bytes_epoch[x], len);
+	t->fairness = tabs_fairness(t->bw, t->fbw);
+	t->nr_epochs++;
+	tabs_reset_epoch(t, now);
+	if (!mix) {
+		tabs_to_idle(t, now);
+		return TABS_EV_PHASE;
+	}
+	for (x = 0; x < TABS_NR_FAIR; x++)
+		a = tabs_feedback(t, x, a);
+	t->alpha = a;
+	if (t->fbw[TABS_READ] || t->fbw[TABS_FUA]) {
+		t->alpha_fb = a;
+		t->i_fb[TABS_READ] = t->i[TABS_READ];
+		t->i_fb[TABS_FUA] = t->i[TABS_FUA];
+	}
+	return t->alpha != old ? TABS_EV_ALPHA : 0;
+}
+
+unsigned int tabs_tick(struct tabs *t, const struct tabs_params *p, u64 now)
+{
+	unsigned int ev = 0;
+	u64 len;
+	int x;
+
+	tabs_measure(t, now);
+	for (x = 0; x < TABS_NR_FAIR; x++)
+		t->bwmax[x] = p->bwmax[x] ?
+			min_t(u64, p->bwmax[x], TABS_MAX_BWMAX) :
+			t->bwmax_auto[x];
+
+	if (t->phase == TABS_IDLE) {
+		u64 total = t->nr_issued[TABS_READ] + t->nr_issued[TABS_FUA] +
+			    t->nr_issued[TABS_WRITE];
+
+		for (x = 0; x < TABS_NR_FAIR; x++)
+			t->out_sum[x] += min_t(u64, t->nr_outstanding[x],
+					       TABS_I_MAX);
+
+		if (total >= p->threshold && t->nr_issued[TABS_READ] &&
+		    t->nr_issued[TABS_FUA])
+			return tabs_to_sched(t, now);
+		if (tabs_elapsed(t->start, now) >= tabs_ms(p->reset_ms))
+			tabs_reset_counts(t, now);
+		return 0;
+	}
+
+	/* BWmax may have been set, or measured, since the phase started */
+	tabs_set_fbw(t);
+	len = tabs_elapsed(t->epoch_start, now);
+	if (len >= max(tabs_ms(p->epoch_ms), TABS_MIN_INTERVAL_NS))
+		ev |= tabs_epoch_end(t, now, len);
+	if (t->phase == TABS_SCHED &&
+	    tabs_elapsed(t->start, now) >= tabs_ms(p->sched_ms)) {
+		tabs_to_idle(t, now);
+		ev |= TABS_EV_PHASE;
+	}
+	return ev;
+}
