@@ -130,7 +130,8 @@ static void fnv_compensate(struct fnv_data *fd, u64 b_total)
  * dispatch (a completion runs the queue asynchronously, from kblockd); on
  * the emulated NVMe that lost up to 43 % of its IOPS.
  */
-static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, bool limited)
+static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, bool limited,
+			    bool solo)
 {
 	u32 tgt = READ_ONCE(fd->dev_target_us);
 	u64 target = (u64)tgt * NSEC_PER_USEC;
@@ -149,6 +150,11 @@ static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, bool limited)
 			floor = m1;
 		else if (m1 < floor)
 			floor = max(m1, floor / 2);
+	}
+	/* a lone tenant ran at max_inflight: its device time says nothing */
+	if (solo) {
+		WRITE_ONCE(fd->dev_floor, floor);
+		return;
 	}
 	if (tgt == FNV_DEV_TARGET_AUTO && floor && d <= dmin &&
 	    dev_mean > floor * FNV_DEPTH_MULT)
@@ -363,6 +369,30 @@ unsigned long fnv_ctl_delay(struct fnv_data *fd)
  * only those (fd->active), under fd->lock: not every cgroup that ever did
  * I/O on the device, and no timer on an idle device.
  */
+/*
+ * TABS' control period: its phase machine and feedback (tabs_tick()).
+ * True if the SCHED phase ended with FUA writes held: they were let go
+ * and the queue must run.
+ */
+static bool fnv_tabs_period(struct fnv_data *fd, u64 now)
+{
+	struct tabs *t = &fd->tabs;
+	unsigned int ev;
+
+	fnv_tabs_fold(fd);
+	ev = tabs_tick(t, &fd->tabs_p, now);
+	if (ev)
+		trace_fairnvme_tabs(disk_devt(fd->q->disk), t->phase, t->alpha,
+				    t->i[TABS_READ], t->i[TABS_FUA],
+				    t->fbw[TABS_READ], t->fbw[TABS_FUA],
+				    t->bw[TABS_READ], t->bw[TABS_FUA],
+				    t->fairness);
+	if (t->phase == TABS_SCHED || list_empty(&fd->tabs_held))
+		return false;
+	fnv_tabs_release(fd, true);
+	return true;
+}
+
 void fnv_ctl_workfn(struct work_struct *work)
 {
 	struct fnv_data *fd = container_of(to_delayed_work(work),
@@ -371,7 +401,8 @@ void fnv_ctl_workfn(struct work_struct *work)
 	struct fnv_ctl_params p;
 	struct fnv_tenant *tn, *next;
 	u64 dev_sum = 0, nr = 0, wsum = 0, esum = 0, bypass, t0, dt, spent;
-	bool comp = false, limited;
+	bool comp = false, limited, kick = false, solo;
+	struct fnv_tenant *busy = NULL;
 	u32 wn = 0, mode;
 	u64 b_total;
 
@@ -404,7 +435,7 @@ void fnv_ctl_workfn(struct work_struct *work)
 		smp.queued = tn->queued_behind || tn->nr_queued > 1;
 		tn->queued_behind = false;
 		smp.busy = READ_ONCE(tn->nr_queued) ||
-			   atomic_read(&tn->inflight);
+			   atomic_read(&tn->inflight) || tn->nr_held;
 		dev_sum += smp.dev_sum;
 		nr += smp.nr;
 		fnv_cm_add(&fd->cm, FNV_CM_READ, smp.nr_type[0],
@@ -420,6 +451,7 @@ void fnv_ctl_workfn(struct work_struct *work)
 		if (smp.nr || smp.busy) {
 			wsum += w;
 			wn++;
+			busy = tn;
 		}
 		/*
 		 * Head latency as at the mean weight: weight / mean. Only
@@ -456,7 +488,20 @@ void fnv_ctl_workfn(struct work_struct *work)
 	WRITE_ONCE(fd->w_sum, wsum);
 	fnv_cm_update(&fd->cm);
 	limited = xchg(&fd->limited, 0);
-	fnv_adapt_depth(fd, nr ? div64_u64(dev_sum, nr) : 0, limited);
+	/*
+	 * One tenant busy in the period: the depth is max_inflight until
+	 * another one queues a request (fnv_depth()). Not while the depth is
+	 * still measuring the device (dev_floor unknown), nor with no auto
+	 * target to come back to.
+	 */
+	solo = fd->solo_seen;
+	WRITE_ONCE(fd->solo, wn == 1 && fd->dev_floor &&
+		   fd->dev_target_us == FNV_DEV_TARGET_AUTO ? busy : NULL);
+	fd->solo_seen = fd->solo;
+	/* a period that ran solo at all says nothing of the depth */
+	fnv_adapt_depth(fd, nr ? div64_u64(dev_sum, nr) : 0, limited, solo);
+	if (fd->solo && !solo)
+		kick = true;
 	/*
 	 * Requests at the device that passed the elevator, by Little's law:
 	 * their completion rate times the device time of ours. On 6.1 a
@@ -490,6 +535,8 @@ void fnv_ctl_workfn(struct work_struct *work)
 		}
 	}
 	fnv_d2fq_period(fd, ktime_get_ns());
+	if (fd->tabs_on && fnv_tabs_period(fd, ktime_get_ns()))
+		kick = true;
 
 	/*
 	 * A tenant with nothing queued or in flight, out of gvt, for
@@ -499,7 +546,8 @@ void fnv_ctl_workfn(struct work_struct *work)
 	 */
 	list_for_each_entry_safe(tn, next, &fd->active, active_node) {
 		if (tn->nr_queued || atomic_read(&tn->inflight) ||
-		    tn->d2.active || ++tn->idle_periods < FNV_IDLE_LEAVE)
+		    tn->nr_held || tn->d2.active ||
+		    ++tn->idle_periods < FNV_IDLE_LEAVE)
 			continue;
 		fnv_tenant_leave(tn);
 	}
@@ -516,5 +564,7 @@ void fnv_ctl_workfn(struct work_struct *work)
 	else
 		schedule_delayed_work(&fd->ctl_work, fnv_ctl_delay(fd));
 	spin_unlock_irq(&fd->lock);
+	if (kick)
+		blk_mq_run_hw_queues(q, true);
 }
 

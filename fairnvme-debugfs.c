@@ -143,6 +143,45 @@ static int fnv_tenant_dump_show(void *data, struct seq_file *m)
 }
 
 #define FNV_DBG_ATTR(name) { #name, 0400, fnv_##name##_show }
+/*
+ * TABS (tabs.c): phase, throttling factor, the goal and the last epoch,
+ * per type read/fua; bandwidths in bytes/s.
+ */
+static int fnv_tabs_show(void *data, struct seq_file *m)
+{
+	struct fnv_data *fd = fnv_dbg_data(data);
+	const struct tabs *t = &fd->tabs;
+	unsigned int held = 0;
+	struct request *rq;
+
+	spin_lock_irq(&fd->lock);
+	list_for_each_entry(rq, &fd->tabs_held, queuelist)
+		held++;
+	seq_printf(m, "enabled=%u phase=%s alpha=%u.%03u\n", fd->tabs_on,
+		   fd->tabs_on ? tabs_phase_name(t->phase) : "off",
+		   t->alpha >> TABS_ALPHA_SHIFT,
+		   ((t->alpha & (TABS_ALPHA_ONE - 1)) * 1000) >>
+		   TABS_ALPHA_SHIFT);
+	seq_printf(m, "issued=%llu/%llu fbw=%llu/%llu bwmax=%llu/%llu bwmax_auto=%llu/%llu\n",
+		   t->i[TABS_READ], t->i[TABS_FUA], t->fbw[TABS_READ],
+		   t->fbw[TABS_FUA], t->bwmax[TABS_READ], t->bwmax[TABS_FUA],
+		   t->bwmax_auto[TABS_READ], t->bwmax_auto[TABS_FUA]);
+	seq_printf(m, "bw=%llu/%llu fairness=%u.%03u\n", t->bw[TABS_READ],
+		   t->bw[TABS_FUA], t->fairness / 1000, t->fairness % 1000);
+	seq_printf(m, "held_now=%u held=%llu released_idle=%llu released_lone=%llu released_credit=%llu released_forced=%llu\n",
+		   held, t->nr_held, t->nr_released[TABS_REL_IDLE],
+		   t->nr_released[TABS_REL_LONE],
+		   t->nr_released[TABS_REL_CREDIT],
+		   t->nr_released[TABS_REL_FORCED]);
+	seq_printf(m, "sched_phases=%llu epochs=%llu dispatched=%llu/%llu/%llu outstanding=%llu/%llu/%llu\n",
+		   t->nr_sched, t->nr_epochs, t->nr_dispatched[TABS_READ],
+		   t->nr_dispatched[TABS_FUA], t->nr_dispatched[TABS_WRITE],
+		   t->nr_outstanding[TABS_READ], t->nr_outstanding[TABS_FUA],
+		   t->nr_outstanding[TABS_WRITE]);
+	spin_unlock_irq(&fd->lock);
+	return 0;
+}
+
 const struct blk_mq_debugfs_attr fnv_debugfs_attrs[] = {
 	FNV_DBG_ATTR(hl_ratio),
 	FNV_DBG_ATTR(gvt),
@@ -155,5 +194,6 @@ const struct blk_mq_debugfs_attr fnv_debugfs_attrs[] = {
 	FNV_DBG_ATTR(cost_learned),
 	FNV_DBG_ATTR(tenants),
 	FNV_DBG_ATTR(tenant_dump),
+	FNV_DBG_ATTR(tabs),
 	{},
 };

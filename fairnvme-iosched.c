@@ -231,7 +231,7 @@ static bool fnv_inflight_below(struct fnv_data *fd, int max)
 /* May another request go to the device? */
 static bool fnv_may_dispatch(struct fnv_data *fd)
 {
-	if (fnv_inflight_below(fd, READ_ONCE(fd->depth) +
+	if (fnv_inflight_below(fd, fnv_depth(fd) +
 			       READ_ONCE(fd->bypass_depth)))
 		return true;
 	/* the depth held a request back in this control period */
@@ -321,7 +321,7 @@ static void fnv_inflight_dec(struct fnv_data *fd, struct fnv_tenant *tn,
 	}
 	if (tn && atomic_dec_and_test(&tn->inflight))
 		WRITE_ONCE(tn->idle_at, ktime_get_ns());
-	if (atomic_dec_return(&fd->inflight) < READ_ONCE(fd->depth) &&
+	if (atomic_dec_return(&fd->inflight) < fnv_depth(fd) &&
 	    READ_ONCE(fd->kick) && xchg(&fd->kick, 0))
 		/*
 		 * Any hardware queue dispatches for the whole device
@@ -483,11 +483,136 @@ static void fnv_urgent_add(struct fnv_data *fd, struct request *rq)
 	fd->nr_urgent++;
 }
 
+/* @rq on its tenant's queues: the policy of the mode serves it from there. */
+static void fnv_enqueue(struct fnv_data *fd, struct fnv_tenant *tn,
+			struct request *rq)
+{
+	struct request_queue *q = fd->q;
+
+	elv_rb_add(&tn->sort[rq_data_dir(rq)], rq);
+	/*
+	 * Discards are not hashed: a chain of insert merges would merge two
+	 * queued discards without telling the elevator (attempt_merge() skips
+	 * elv_merge_requests() for them) and free one still on our lists.
+	 */
+	if (rq_mergeable(rq) && !blk_discard_mergable(rq)) {
+		elv_rqhash_add(q, rq);
+		if (!q->last_merge)
+			q->last_merge = rq;
+	}
+	list_add_tail(&rq->queuelist, &tn->fifo[op_is_sync(rq->cmd_flags) ?
+						0 : 1]);
+	fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_FIFO);
+	if (!tn->nr_queued++) {
+		/* another tenant: the depth holds again (fnv_depth()) */
+		if (fd->solo && fd->solo != tn)
+			WRITE_ONCE(fd->solo, NULL);
+		fnv_tenant_backlogged(fd, tn);
+		if (fd->wrr_mode == FNV_WRR_SOFT && !fd->lone &&
+		    tn->d2.cls >= 0 && tn->d2.cls <= D2FQ_HIGH &&
+		    !atomic_read(&tn->inflight))
+			WRITE_ONCE(fd->lone, tn);
+	} else {
+		tn->queued_behind = true;
+	}
+}
+
+/*
+ * TABS' FUA delay queue: a FUA write held there is on none of its tenant's
+ * queues, so its tenant's reads go ahead of it and it costs its tenant
+ * nothing until it is let go (fnv_tabs_release()). Stamped with the jiffy
+ * it came, for max_wait_ms: no clock read.
+ */
+static void fnv_tabs_hold(struct fnv_data *fd, struct request *rq)
+{
+	RB_CLEAR_NODE(&rq->rb_node);
+	rq->fifo_time = get_jiffies_64();
+	list_add_tail(&rq->queuelist, &fd->tabs_held);
+	fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_HELD);
+	fd->nr_held++;
+	fnv_rq_tenant(rq)->nr_held++;
+}
+
+/*
+ * Let held FUA writes go to their tenants' queues: as many as TABS allows
+ * (tabs_may_release(): IDLE, no read outstanding, credit from reads, or
+ * max_wait_ms reached), or all of them. When dispatch finds nothing to send
+ * but held writes, blk-mq runs the queue again 3 ms later
+ * (BLK_MQ_BUDGET_DELAY): that is what lets max_wait_ms run out while the
+ * device is idle, without a timer of ours.
+ */
+void fnv_tabs_release(struct fnv_data *fd, bool all)
+{
+	u64 now = jiffies64_to_nsecs(get_jiffies_64()), clock = 0;
+	struct fnv_tenant *tn;
+
+	lockdep_assert_held(&fd->lock);
+	if (!all)
+		fnv_tabs_fold(fd);
+	while (!list_empty(&fd->tabs_held)) {
+		struct request *rq = list_first_entry(&fd->tabs_held,
+						      struct request,
+						      queuelist);
+
+		if (!all && !tabs_may_release(&fd->tabs, &fd->tabs_p, now,
+					      jiffies64_to_nsecs(rq->fifo_time)))
+			break;
+		list_del_init(&rq->queuelist);
+		fnv_rq_set_flags(rq, fnv_rq_flags(rq) & ~FNV_RQ_HELD);
+		rq->fifo_time = fd->seq++;
+		tn = fnv_rq_tenant(rq);
+		fd->nr_held--;
+		tn->nr_held--;
+		/*
+		 * Its wait at the head of its tenant starts now: the hold is
+		 * TABS', not a share the controller should make up for. And
+		 * the tenant, idle while only held, is walked again.
+		 */
+		if (!clock)
+			clock = ktime_get_ns();
+		tn->disp_at = max(tn->disp_at, clock);
+		fnv_tenant_active(fd, tn);
+		fnv_enqueue(fd, tn, rq);
+	}
+}
+
+/* Completions counted on the completion path, into TABS. */
+void fnv_tabs_fold(struct fnv_data *fd)
+{
+	int t;
+
+	lockdep_assert_held(&fd->lock);
+	for (t = 0; t < TABS_NR_TYPES; t++) {
+		u64 v;
+
+		if (!atomic64_read(&fd->tabs_done[t]))
+			continue;
+		v = atomic64_xchg(&fd->tabs_done[t], 0);
+		tabs_done(&fd->tabs, t, v >> FNV_TABS_NR_SHIFT,
+			  v & FNV_TABS_BYTES_MASK);
+	}
+}
+
+/* The tunables into TABS' parameters (fd->lock held, or not yet shared). */
+void fnv_tabs_params(struct fnv_data *fd)
+{
+	struct tabs_params *p = &fd->tabs_p;
+
+	p->reset_ms = fd->tabs_reset_ms;
+	p->threshold = fd->tabs_threshold;
+	p->epoch_ms = fd->tabs_epoch_ms;
+	p->sched_ms = fd->tabs_sched_ms;
+	p->max_wait_ms = fd->tabs_max_wait_ms;
+	p->bwmax[TABS_READ] = (u64)fd->tabs_read_bwmax << 10;
+	p->bwmax[TABS_FUA] = (u64)fd->tabs_fua_bwmax << 10;
+}
+
 static void fnv_insert_request(struct fnv_data *fd, struct request *rq,
 			       bool at_head, struct list_head *free)
 {
 	struct request_queue *q = fd->q;
 	struct fnv_tenant *tn;
+	int type;
 
 	lockdep_assert_held(&fd->lock);
 
@@ -522,6 +647,23 @@ static void fnv_insert_request(struct fnv_data *fd, struct request *rq,
 	rq->fifo_time = fd->seq++;
 	WRITE_ONCE(fd->nr_queued, fd->nr_queued + 1);
 
+	/*
+	 * TABS counts what the host issues (a requeue was counted once and
+	 * let go, fnv_requeue_request()), and holds FUA writes of tenants in
+	 * its SCHED phase; not a requeue nor an urgent one (a journal commit
+	 * is FUA and REQ_META).
+	 */
+	type = fd->tabs_on ? fnv_tabs_type(rq) : -1;
+	if (type >= 0 && !(fnv_rq_flags(rq) & FNV_RQ_TABS)) {
+		tabs_inserted(&fd->tabs, type);
+		fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_TABS);
+		if (tn && !at_head && !(rq->cmd_flags & FNV_URGENT_FLAGS) &&
+		    tabs_holds(&fd->tabs, type)) {
+			fnv_tabs_hold(fd, rq);
+			return;
+		}
+	}
+
 	if (at_head || !tn || (rq->cmd_flags & FNV_URGENT_FLAGS)) {
 		/*
 		 * Requeues and at-head insertions go first, unmerged, then
@@ -538,30 +680,7 @@ static void fnv_insert_request(struct fnv_data *fd, struct request *rq,
 		fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_HEAD);
 		return;
 	}
-
-	elv_rb_add(&tn->sort[rq_data_dir(rq)], rq);
-	/*
-	 * Discards are not hashed: a chain of insert merges would merge two
-	 * queued discards without telling the elevator (attempt_merge() skips
-	 * elv_merge_requests() for them) and free one still on our lists.
-	 */
-	if (rq_mergeable(rq) && !blk_discard_mergable(rq)) {
-		elv_rqhash_add(q, rq);
-		if (!q->last_merge)
-			q->last_merge = rq;
-	}
-	list_add_tail(&rq->queuelist, &tn->fifo[op_is_sync(rq->cmd_flags) ?
-						0 : 1]);
-	fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_FIFO);
-	if (!tn->nr_queued++) {
-		fnv_tenant_backlogged(fd, tn);
-		if (fd->wrr_mode == FNV_WRR_SOFT && !fd->lone &&
-		    tn->d2.cls >= 0 && tn->d2.cls <= D2FQ_HIGH &&
-		    !atomic_read(&tn->inflight))
-			WRITE_ONCE(fd->lone, tn);
-	} else {
-		tn->queued_behind = true;
-	}
+	fnv_enqueue(fd, tn, rq);
 }
 
 /* Take @rq out of the scheduler: dispatched, or merged into another. */
@@ -580,7 +699,7 @@ static void fnv_remove_request(struct fnv_data *fd, struct request *rq)
 	if (q->last_merge == rq)
 		q->last_merge = NULL;
 	fnv_rq_set_flags(rq, flags & ~(FNV_RQ_FIFO | FNV_RQ_HEAD |
-				       FNV_RQ_URGENT));
+				       FNV_RQ_URGENT | FNV_RQ_HELD));
 	if (flags & FNV_RQ_URGENT)
 		fd->nr_urgent--;
 	WRITE_ONCE(fd->nr_queued, fd->nr_queued - 1);
@@ -672,7 +791,7 @@ static struct request *fnv_urgent_next(struct fnv_data *fd)
 		return NULL;
 	}
 	if (fd->urgent_run >= FNV_URGENT_BATCH &&
-	    fd->nr_queued > fd->nr_urgent) {
+	    fd->nr_queued - fd->nr_held > fd->nr_urgent) {
 		fd->urgent_run = 0;
 		return NULL;
 	}
@@ -752,7 +871,7 @@ static bool fnv_far_ahead(struct fnv_data *fd, struct fnv_tenant *tn)
 	u64 gvt = d2fq_gvt_vt(atomic64_read(&fd->gvt));
 	u64 tau_w = (u64)fd->tau_l_bytes << (D2FQ_VT_SHIFT + 1);
 
-	return fd->nr_queued > tn->nr_queued &&
+	return fd->nr_queued - fd->nr_held > tn->nr_queued &&
 	       d2fq_vt_diff(atomic64_read(&tn->d2.vt), gvt) > (s64)tau_w;
 }
 
@@ -914,9 +1033,13 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 		goto unlock;
 	}
 
+	if (unlikely(!list_empty(&fd->tabs_held)))
+		fnv_tabs_release(fd, false);
 	rq = fnv_pick(fd, &cls);
 	if (!rq)
 		goto unlock;
+	if (fnv_rq_flags(rq) & FNV_RQ_TABS)
+		tabs_dispatched(&fd->tabs, fnv_tabs_type(rq), blk_rq_bytes(rq));
 
 	tn = fnv_rq_tenant(rq);
 	if (cls == -3)	/* counted as the urgent class in io.fairnvme.stat */
@@ -1113,6 +1236,11 @@ static void fnv_completed_request(struct request *rq, u64 now)
 		return;
 	}
 	tn = fnv_rq_tenant(rq);
+	/* TABS: sectors as dispatched (the request is done with its bytes) */
+	if (fnv_rq_flags(rq) & FNV_RQ_TABS)
+		atomic64_add((1ULL << FNV_TABS_NR_SHIFT) |
+			     (fnv_rq_sect(rq) << SECTOR_SHIFT),
+			     &fd->tabs_done[fnv_tabs_type(rq)]);
 	/*
 	 * For fnv_held(): a tenant's last synchronous request, nothing else
 	 * queued or in flight. Not the root cgroup's (the journal, writeback
@@ -1181,6 +1309,24 @@ static void fnv_requeue_request(struct request *rq)
 }
 
 /*
+ * .requeue_request: TABS counts it done with nothing done, and counts it
+ * again when it is inserted again.
+ */
+static void fnv_requeue(struct request *rq)
+{
+	struct fnv_data *fd = rq->q->elevator->elevator_data;
+	unsigned long flags = fnv_rq_flags(rq);
+
+	if ((flags & (FNV_RQ_TABS | FNV_RQ_INFLIGHT)) ==
+	    (FNV_RQ_TABS | FNV_RQ_INFLIGHT)) {
+		atomic64_add(1ULL << FNV_TABS_NR_SHIFT,
+			     &fd->tabs_done[fnv_tabs_type(rq)]);
+		fnv_rq_set_flags(rq, flags & ~FNV_RQ_TABS);
+	}
+	fnv_requeue_request(rq);
+}
+
+/*
  * D2FQ's complete_request(): the tenant's virtual time advances by the size
  * the request had at dispatch over its weight, and gvt follows. Lockless.
  */
@@ -1210,7 +1356,7 @@ static void fnv_finish_request(struct request *rq)
 	unsigned long flags = fnv_rq_flags(rq);
 
 	/* Freed while still queued: our lists would now be corrupt. */
-	WARN_ON_ONCE(flags & (FNV_RQ_FIFO | FNV_RQ_HEAD));
+	WARN_ON_ONCE(flags & (FNV_RQ_FIFO | FNV_RQ_HEAD | FNV_RQ_HELD));
 
 	if (tn && (flags & (FNV_RQ_INFLIGHT | FNV_RQ_D2FQ)) ==
 		  (FNV_RQ_INFLIGHT | FNV_RQ_D2FQ))
@@ -1281,8 +1427,15 @@ static void fnv_requests_merged(struct request_queue *q, struct request *rq,
 
 	lockdep_assert_held(&fd->lock);
 
+	/* never merged: FUA writes are REQ_NOMERGE_FLAGS, and not hashed */
+	if (WARN_ON_ONCE(nflags & FNV_RQ_HELD))
+		return;
 	if (!(nflags & (FNV_RQ_FIFO | FNV_RQ_HEAD)))
 		return;	/* merged at insertion, never queued */
+	if (nflags & FNV_RQ_TABS) {
+		tabs_finished(&fd->tabs, fnv_tabs_type(next));
+		fnv_rq_set_flags(next, nflags & ~FNV_RQ_TABS);
+	}
 
 	/* @rq inherits @next's place if @next was queued earlier. */
 	if ((fnv_rq_flags(rq) & FNV_RQ_FIFO) && (nflags & FNV_RQ_FIFO) &&
@@ -1313,9 +1466,15 @@ static int fnv_init_sched(struct request_queue *q, struct elevator_type *e)
 	INIT_LIST_HEAD(&fd->head);
 	INIT_LIST_HEAD(&fd->urgent);
 	INIT_LIST_HEAD(&fd->bypass);
+	INIT_LIST_HEAD(&fd->tabs_held);
 	atomic_set(&fd->inflight, 0);
 	fd->ctl = fnv_ctl_defaults;
 	fnv_tunables_init(fd);
+	/* nothing to hold where FUA writes pass every elevator (6.1) */
+	if (!FNV_FUA_SCHEDULED)
+		fd->tabs_on = 0;
+	fnv_tabs_params(fd);
+	tabs_init(&fd->tabs, ktime_get_ns());
 	fd->depth = 1;			/* auto: measure dev_floor first */
 	fd->tau_l_bytes = FNV_TAU_L_DEF;
 	fd->rate_at = ktime_get_ns();
@@ -1375,7 +1534,8 @@ static void fnv_exit_sched(struct elevator_queue *e)
 	cancel_delayed_work_sync(&fd->ctl_work);
 	spin_lock_irq(&fd->lock);
 	fnv_d2fq_clear(fd, NULL);	/* parked tenants only, or a bug */
-	WARN_ON_ONCE(fd->nr_queued || fd->sched.nr_backlogged);
+	WARN_ON_ONCE(fd->nr_queued || fd->sched.nr_backlogged ||
+		     !list_empty(&fd->tabs_held));
 	fnv_sched_drain(&fd->sched);
 	list_for_each_entry_safe(tn, next, &fd->active, active_node)
 		fnv_tenant_leave(tn);
@@ -1403,7 +1563,7 @@ struct elevator_type fnv_elevator = {
 		.prepare_request	= fnv_prepare_request,
 		.finish_request		= fnv_finish_request,
 		.completed_request	= fnv_completed_request,
-		.requeue_request	= fnv_requeue_request,
+		.requeue_request	= fnv_requeue,
 		.bio_merge		= fnv_bio_merge,
 		.request_merge		= fnv_request_merge,
 		.request_merged		= fnv_request_merged,

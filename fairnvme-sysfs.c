@@ -173,6 +173,41 @@ static int fnv_set_wrr_burst(struct fnv_data *fd, u32 *p, u32 v)
 	return 0;
 }
 
+/*
+ * TABS on or off. Off lets the held FUA writes go at once. On a kernel
+ * where FUA writes never reach an elevator (6.1: blk_insert_flush() sends
+ * them to the device directly) there is nothing to hold: refused, and the
+ * kernel log says why, once.
+ */
+static int fnv_set_tabs(struct fnv_data *fd, u32 *p, u32 v)
+{
+	if (v && !FNV_FUA_SCHEDULED) {
+		pr_notice_once("fairnvme: tabs stays off: before Linux 6.5 FUA writes go to the device past every I/O scheduler, there are none to hold\n");
+		return -EOPNOTSUPP;
+	}
+	spin_lock_irq(&fd->lock);
+	if (v && !fd->tabs_on) {
+		fnv_tabs_fold(fd);
+		tabs_restart(&fd->tabs, ktime_get_ns());
+	}
+	fd->tabs_on = v;
+	if (!v)
+		fnv_tabs_release(fd, true);
+	spin_unlock_irq(&fd->lock);
+	if (!v)
+		blk_mq_run_hw_queues(fd->q, true);
+	return 0;
+}
+
+static int fnv_set_tabs_param(struct fnv_data *fd, u32 *p, u32 v)
+{
+	spin_lock_irq(&fd->lock);
+	*p = v;
+	fnv_tabs_params(fd);
+	spin_unlock_irq(&fd->lock);
+	return 0;
+}
+
 /* The choices' indexes are the enums' values. */
 static_assert(FNV_COST_TIME == 0 && FNV_COST_BYTES == 1);
 static_assert(FNV_LAT_HEAD == 0 && FNV_LAT_QUEUE == 1);

@@ -51,3 +51,26 @@ FNV_TUNABLE(hl_period_ms, FNV_TK_U32, hl_period_ms, "ms",
 	    FNV_HL_PERIOD_MS_MAX, NULL, NULL)
 FNV_TUNABLE(wrr_burst, FNV_TK_U32, wrr_burst, "requests", 1, 1,
 	    FNV_WRR_BURST_MAX, NULL, fnv_set_wrr_burst)
+FNV_TUNABLE(tabs, FNV_TK_CHOICE, tabs_on, "\\-", 1, 0, 1, "off on",
+	    fnv_set_tabs)
+FNV_TUNABLE(tabs_reset_ms, FNV_TK_U32, tabs_reset_ms, "ms",
+	    TABS_DEF_RESET_MS, TABS_MIN_RESET_MS, TABS_MAX_RESET_MS, NULL,
+	    fnv_set_tabs_param)
+FNV_TUNABLE(tabs_threshold, FNV_TK_U32, tabs_threshold, "requests",
+	    TABS_DEF_THRESHOLD, TABS_MIN_THRESHOLD, TABS_MAX_THRESHOLD, NULL,
+	    fnv_set_tabs_param)
+FNV_TUNABLE(tabs_epoch_ms, FNV_TK_U32, tabs_epoch_ms, "ms",
+	    TABS_DEF_EPOCH_MS, TABS_MIN_EPOCH_MS, TABS_MAX_EPOCH_MS, NULL,
+	    fnv_set_tabs_param)
+FNV_TUNABLE(tabs_sched_ms, FNV_TK_U32, tabs_sched_ms, "ms",
+	    TABS_DEF_SCHED_MS, TABS_MIN_SCHED_MS, TABS_MAX_SCHED_MS, NULL,
+	    fnv_set_tabs_param)
+FNV_TUNABLE(tabs_max_wait_ms, FNV_TK_U32, tabs_max_wait_ms, "ms",
+	    TABS_DEF_MAX_WAIT_MS, TABS_MIN_MAX_WAIT_MS, TABS_MAX_MAX_WAIT_MS,
+	    NULL, fnv_set_tabs_param)
+FNV_TUNABLE(tabs_read_bwmax, FNV_TK_AUTO, tabs_read_bwmax, "KiB/s",
+	    FNV_TABS_BWMAX_AUTO, 1, FNV_TABS_BWMAX_MAX, NULL,
+	    fnv_set_tabs_param)
+FNV_TUNABLE(tabs_fua_bwmax, FNV_TK_AUTO, tabs_fua_bwmax, "KiB/s",
+	    FNV_TABS_BWMAX_AUTO, 1, FNV_TABS_BWMAX_MAX, NULL,
+	    fnv_set_tabs_param)

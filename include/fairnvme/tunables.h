@@ -9,6 +9,7 @@
 #define _FAIRNVME_TUNABLES_H
 
 #include <linux/limits.h>
+#include <fairnvme/tabs.h>
 
 /*
  * Kinds of tunable:
@@ -62,5 +63,8 @@ enum fnv_tunable_kind {
 #define FNV_HL_PERIOD_MS_MIN	100
 #define FNV_HL_PERIOD_MS_MAX	60000
 #define FNV_WRR_BURST_MAX	256
+/* TABS' BWmax tunables, KiB/s (a u32 in bytes/s would stop at 4 GiB/s) */
+#define FNV_TABS_BWMAX_AUTO	0U
+#define FNV_TABS_BWMAX_MAX	1073741824U	/* 1 TiB/s: TABS_MAX_BWMAX */
 
 #endif /* _FAIRNVME_TUNABLES_H */

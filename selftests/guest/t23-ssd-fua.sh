@@ -12,7 +12,10 @@
 # bandwidth alone beside the FUA writer, and beside the cached writer at
 # least 1.5 times what it kept beside the FUA one. From 6.5 the FUA writes
 # pass the elevator; on 6.1 they go to the device past it
-# (blk_insert_flush()): the device sees them the same.
+# (blk_insert_flush()): the device sees them the same. fairnvme runs with
+# tabs off, the one tunable written: this test measures the device's
+# interference, which TABS (on by default from 6.5) is there to undo; t24
+# tests TABS.
 . /tests/lib.sh
 
 RT=${FNV_T23_RUNTIME:-6}
@@ -46,6 +49,7 @@ phase() {
 
 for s in none mq-deadline fairnvme; do
 	check "select $s on $dev" set_sched "$dev" "$s"
+	[ "$s" = fairnvme ] && echo off >"/sys/block/$dev/queue/iosched/tabs"
 	phase "$s.alone" alone
 	phase "$s.fua" fua
 	phase "$s.cached" cached

@@ -198,6 +198,65 @@ TRACE_EVENT(fairnvme_hl,
 		  (unsigned long long)__entry->sd_max)
 );
 
+/**
+ * fairnvme_tabs - TABS changed phase or throttling factor (tabs.c)
+ * @dev:	device
+ * @phase:	0 IDLE (counting, nothing held), 1 SCHED (FUA writes held)
+ * @alpha:	FUA writes let go per read dispatched, in 1/1024
+ * @i_read:	reads issued in the reset period SCHED started from (I_read)
+ * @i_fua:	FUA writes issued then (I_fua)
+ * @fbw_read:	fair bandwidth of reads (Eq. 1), bytes/s; 0 if BWmax unknown
+ * @fbw_fua:	fair bandwidth of FUA writes, bytes/s
+ * @bw_read:	reads' bandwidth in the last epoch, bytes/s
+ * @bw_fua:	FUA writes' bandwidth in the last epoch, bytes/s
+ * @fairness:	Eq. 2 of the last epoch in 1/1000, inverted above 1
+ */
+TRACE_EVENT(fairnvme_tabs,
+
+	TP_PROTO(dev_t dev, int phase, u32 alpha, u64 i_read, u64 i_fua,
+		 u64 fbw_read, u64 fbw_fua, u64 bw_read, u64 bw_fua,
+		 u32 fairness),
+
+	TP_ARGS(dev, phase, alpha, i_read, i_fua, fbw_read, fbw_fua, bw_read,
+		bw_fua, fairness),
+
+	TP_STRUCT__entry(
+		__field(dev_t, dev)
+		__field(u64, i_read)
+		__field(u64, i_fua)
+		__field(u64, fbw_read)
+		__field(u64, fbw_fua)
+		__field(u64, bw_read)
+		__field(u64, bw_fua)
+		__field(u32, alpha)
+		__field(u32, fairness)
+		__field(int, phase)
+	),
+
+	TP_fast_assign(
+		__entry->dev = dev;
+		__entry->i_read = i_read;
+		__entry->i_fua = i_fua;
+		__entry->fbw_read = fbw_read;
+		__entry->fbw_fua = fbw_fua;
+		__entry->bw_read = bw_read;
+		__entry->bw_fua = bw_fua;
+		__entry->alpha = alpha;
+		__entry->fairness = fairness;
+		__entry->phase = phase;
+	),
+
+	TP_printk("%d,%d phase=%s alpha=%u/1024 I=%llu/%llu fbw=%llu/%llu bw=%llu/%llu fairness=%u/1000",
+		  MAJOR(__entry->dev), MINOR(__entry->dev),
+		  __entry->phase ? "sched" : "idle", __entry->alpha,
+		  (unsigned long long)__entry->i_read,
+		  (unsigned long long)__entry->i_fua,
+		  (unsigned long long)__entry->fbw_read,
+		  (unsigned long long)__entry->fbw_fua,
+		  (unsigned long long)__entry->bw_read,
+		  (unsigned long long)__entry->bw_fua, __entry->fairness)
+);
+
 #endif /* _TRACE_FAIRNVME_H */
 
 #undef TRACE_INCLUDE_PATH
