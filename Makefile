@@ -3,7 +3,9 @@
 # fairnvme: out-of-tree build of fairnvme.ko, its tests and tools.
 #
 #   make                 build the module (W=1 for extra warnings)
-#   make install         install into /lib/modules/<kver>/extra, run depmod
+#   make install         install into /lib/modules/<kver>/extra, run depmod;
+#                        and fairnvme-weightd with its systemd unit
+#                        (install-tools: PREFIX, SYSTEMD_UNITDIR, DESTDIR)
 #   make check           unit tests in user space, then every guest test on
 #                        6.1, then on 6.12 (guest-tests2),
 #                        then t01 with the modules DKMS builds (guest-dkms)
@@ -67,7 +69,7 @@ FNV_VERSION := $(or $(FNV_VERSION),unknown)
 
 export KVER FNV_VERSION
 
-.PHONY: all modules install clean check unit vmtest bench demo deps \
+.PHONY: all modules install install-tools clean check unit vmtest bench demo deps \
 	guest-tests guest-bench guest-demo checkpatch sparse modules2 guest-tests2 \
 	ssdsim ssdsim2 \
 	check-debug debug-kernel guest-tests-debug version \
@@ -99,10 +101,20 @@ modules: $(BLOCKINC)/elevator.h
 		'at $(KDIR): apt-get install linux-headers-$(KVER), or set KDIR=' >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) FNV_BLOCKINC=$(BLOCKINC) modules
 
-install: modules
+install: modules install-tools
 	$(MAKE) -C $(KDIR) M=$(CURDIR) FNV_BLOCKINC=$(BLOCKINC) \
 		INSTALL_MOD_DIR=extra modules_install
 	depmod -a $(KVER)
+
+# fairnvme-weightd and its systemd unit (enable it with
+# "systemctl enable --now fairnvme-weightd")
+PREFIX ?= /usr/local
+SYSTEMD_UNITDIR ?= /etc/systemd/system
+install-tools:
+	install -D -m 0755 tools/fairnvme-weightd $(DESTDIR)$(PREFIX)/sbin/fairnvme-weightd
+	mkdir -p $(DESTDIR)$(SYSTEMD_UNITDIR)
+	sed 's|@SBINDIR@|$(PREFIX)/sbin|' tools/fairnvme-weightd.service.in \
+		>$(DESTDIR)$(SYSTEMD_UNITDIR)/fairnvme-weightd.service
 
 clean:
 	$(MAKE) -C selftests/unit clean
