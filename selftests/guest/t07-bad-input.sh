@@ -6,7 +6,7 @@
 # is accepted (so that the rejections are not just a read-only file).
 . /tests/lib.sh
 
-tap_plan 116
+tap_plan 136
 fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_dev) || tap_fail_rest "no nvme device"
 # a fresh instance, with every tunable at its default
@@ -76,9 +76,35 @@ done
 for v in 0 257 -1; do
 	expect_einval "$io/wrr_burst" "$v"
 done
+for v in maybe 2 ""; do
+	expect_einval "$io/tabs" "$v"
+done
+for v in 9 60001 x; do
+	expect_einval "$io/tabs_reset_ms" "$v"
+done
+for v in 0 1000001; do
+	expect_einval "$io/tabs_threshold" "$v"
+done
+for v in 9 60001; do
+	expect_einval "$io/tabs_epoch_ms" "$v"
+done
+for v in 99 3600001; do
+	expect_einval "$io/tabs_sched_ms" "$v"
+done
+for v in 0 10001; do
+	expect_einval "$io/tabs_max_wait_ms" "$v"
+done
+for v in 0 1073741825 autox; do
+	expect_einval "$io/tabs_read_bwmax" "$v"
+done
+for v in 0 x; do
+	expect_einval "$io/tabs_fua_bwmax" "$v"
+done
+check "tabs_max_wait_ms accepts 500, tabs_read_bwmax 40000 and auto" sh -c \
+	"echo 500 >$io/tabs_max_wait_ms && grep -qx 500 $io/tabs_max_wait_ms && echo 40000 >$io/tabs_read_bwmax && grep -qx 40000 $io/tabs_read_bwmax && echo auto >$io/tabs_read_bwmax && grep -qx auto $io/tabs_read_bwmax"
 # queue/iosched has the tunables only, the state is in debugfs
-TUNABLES="beta_permille budget_kib budget_us ctl_period_ms cost_model dev_target_us grace_us hl_period_ms kd_ppm ku_ppm max_inflight req_cost_bytes state_latency tau_l_bytes thresh_max_us thresh_min_us wrr_burst wrr_mode"
-check "iosched holds the 18 tunables, nothing else" test "$(ls "$io" | sort | tr '\n' ' ')" = "$(echo $TUNABLES | tr ' ' '\n' | sort | tr '\n' ' ')"
+TUNABLES="beta_permille budget_kib budget_us ctl_period_ms cost_model dev_target_us grace_us hl_period_ms kd_ppm ku_ppm max_inflight req_cost_bytes state_latency tabs tabs_epoch_ms tabs_fua_bwmax tabs_max_wait_ms tabs_read_bwmax tabs_reset_ms tabs_sched_ms tabs_threshold tau_l_bytes thresh_max_us thresh_min_us wrr_burst wrr_mode"
+check "iosched holds the 26 tunables, nothing else" test "$(ls "$io" | sort | tr '\n' ' ')" = "$(echo $TUNABLES | tr ' ' '\n' | sort | tr '\n' ' ')"
 check "debugfs hl_ratio and gvt refuse writes, hl_ratio in 3..256" sh -c \
 	"! (echo 5 >$dbg/hl_ratio) 2>/dev/null && ! (echo 5 >$dbg/gvt) 2>/dev/null && [ \$(cat $dbg/hl_ratio) -ge 3 ] && [ \$(cat $dbg/hl_ratio) -le 256 ]"
 check "debugfs dev_floor_us refuses writes and keeps its value" sh -c \
