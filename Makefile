@@ -4,7 +4,7 @@
 #
 #   make                 build the module (W=1 for extra warnings)
 #   make install         install into /lib/modules/<kver>/extra, run depmod;
-#                        and fairnvme-weightd with its systemd unit
+#                        and fairnvme-top, fairnvme-weightd with its unit
 #                        (install-tools: PREFIX, SYSTEMD_UNITDIR, DESTDIR)
 #   make check           unit tests in user space, then every guest test on
 #                        6.1, then on 6.12 (guest-tests2),
@@ -106,12 +106,13 @@ install: modules install-tools
 		INSTALL_MOD_DIR=extra modules_install
 	depmod -a $(KVER)
 
-# fairnvme-weightd and its systemd unit (enable it with
+# fairnvme-top, fairnvme-weightd and its systemd unit (enable it with
 # "systemctl enable --now fairnvme-weightd")
 PREFIX ?= /usr/local
 SYSTEMD_UNITDIR ?= /etc/systemd/system
 install-tools:
 	install -D -m 0755 tools/fairnvme-weightd $(DESTDIR)$(PREFIX)/sbin/fairnvme-weightd
+	install -D -m 0755 tools/fairnvme-top $(DESTDIR)$(PREFIX)/sbin/fairnvme-top
 	mkdir -p $(DESTDIR)$(SYSTEMD_UNITDIR)
 	sed 's|@SBINDIR@|$(PREFIX)/sbin|' tools/fairnvme-weightd.service.in \
 		>$(DESTDIR)$(SYSTEMD_UNITDIR)/fairnvme-weightd.service
