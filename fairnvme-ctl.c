@@ -25,6 +25,8 @@ void fnv_flow_refilled(struct fnv_sched *s, struct fnv_flow *f)
 
 	trace_fairnvme_refill(disk_devt(fd->q->disk), fnv_tenant_cgid(tn),
 			      s->cycle, f->weight, f->budget);
+	fnv_msg(fd, tn, "refill cycle=%u weight=%u budget=%lld", s->cycle,
+		f->weight, f->budget);
 }
 
 /* Move the completions accounted since the last period into @smp. */
@@ -334,7 +336,11 @@ static void fnv_d2fq_period(struct fnv_data *fd, u64 now)
 
 		fd->hl_last = now;
 		if (fd->wrr_mode == FNV_WRR_SOFT && new != old) {
+			bool eq2 = p.nr > 1 && p.gap_max > (s64)tau_w;
+
 			d2fq_arb_set_hl(&fd->arb, new);
+			fnv_msg_dev(fd, "hl %u->%u %s gap_max=%lld", old, new,
+				    eq2 ? "eq2" : "eq3", p.gap_max);
 			trace_fairnvme_hl(disk_devt(q->disk), old, new,
 					  p.gap_max, p.d_max, p.d_min,
 					  p.sd_max, p.nr > 1 &&
@@ -382,6 +388,11 @@ static bool fnv_tabs_period(struct fnv_data *fd, u64 now)
 	fnv_tabs_fold(fd);
 	ev = tabs_tick(t, &fd->tabs_p, now);
 	if (ev)
+		fnv_msg_dev(fd, "tabs %s alpha=%u/1024 fbw=%llu/%llu bw=%llu/%llu ff=%u/1000",
+			    tabs_phase_name(t->phase), t->alpha,
+			    t->fbw[TABS_READ], t->fbw[TABS_FUA], t->bw[TABS_READ],
+			    t->bw[TABS_FUA], t->fairness);
+	if (ev)
 		trace_fairnvme_tabs(disk_devt(fd->q->disk), t->phase, t->alpha,
 				    t->i[TABS_READ], t->i[TABS_FUA],
 				    t->fbw[TABS_READ], t->fbw[TABS_FUA],
@@ -417,7 +428,7 @@ void fnv_ctl_workfn(struct work_struct *work)
 	list_for_each_entry(tn, &fd->active, active_node) {
 		struct fnv_sample smp;
 		enum fnv_state old;
-		u32 w;
+		u32 w, ew;
 
 		/*
 		 * pd_alloc runs atomic: an id it could not get is retried
@@ -467,8 +478,21 @@ void fnv_ctl_workfn(struct work_struct *work)
 		old = tn->ctl.state;
 		if (fnv_ctl_period(&tn->ctl, &smp, &p))
 			comp = true;
+		ew = tn->eff_weight;
 		tn->eff_weight = fnv_ctl_weight(&tn->ctl,
 						READ_ONCE(tn->cfg_weight));
+		if (old != tn->ctl.state)
+			fnv_msg(fd, tn, "state %s->%s mult=%u lat_us=%llu thresh_us=%llu",
+				fnv_ctl_state_name(old),
+				fnv_ctl_state_name(tn->ctl.state),
+				tn->ctl.mult,
+				div_u64(p.signal == FNV_LAT_QUEUE ?
+					tn->ctl.lat : tn->ctl.head,
+					NSEC_PER_USEC),
+				div_u64(tn->ctl.thresh_cur, NSEC_PER_USEC));
+		if (ew != tn->eff_weight)
+			fnv_msg(fd, tn, "eff_weight %u->%u weight=%u", ew,
+				tn->eff_weight, READ_ONCE(tn->cfg_weight));
 		if (smp.nr || smp.busy)
 			esum += tn->eff_weight;
 		if (old != tn->ctl.state)

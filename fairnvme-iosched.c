@@ -396,8 +396,11 @@ void fnv_d2fq_reclass(struct fnv_data *fd, struct fnv_tenant *tn)
 	if (f->cls < D2FQ_HIGH || f->parked || !f->active || !tn->nr_queued)
 		return;
 	c = fnv_d2fq_class(fd, f);
-	if (c != f->cls)
+	if (c != f->cls) {
+		fnv_msg(fd, tn, "class %d->%d (1 high, 2 medium, 3 low)",
+			f->cls, c);
 		d2fq_arb_move(&fd->arb, f, c);
+	}
 }
 
 /*

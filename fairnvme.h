@@ -16,6 +16,7 @@
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
 #include <linux/blk-cgroup.h>
+#include <linux/blktrace_api.h>
 #include <linux/cgroup.h>
 #include <linux/ctype.h>
 #include <linux/idr.h>
@@ -425,6 +426,18 @@ static inline u32 fnv_depth(struct fnv_data *fd)
 	return READ_ONCE(fd->solo) ? READ_ONCE(fd->max_inflight) :
 	       READ_ONCE(fd->depth);
 }
+
+/*
+ * A note in blktrace's stream (blkparse prints it beside the requests, as
+ * BFQ's), for a decision that changes behaviour: only when blktrace runs
+ * on the device (the macro tests q->blk_trace), never per request; with
+ * the tenant's cgroup (fnv_msg), or the device's (fnv_msg_dev).
+ */
+#define fnv_msg(fd, tn, fmt, ...)					\
+	blk_add_cgroup_trace_msg((fd)->q, &(tn)->pd.blkg->blkcg->css,	\
+				 "fairnvme " fmt, ##__VA_ARGS__)
+#define fnv_msg_dev(fd, fmt, ...)					\
+	blk_add_trace_msg((fd)->q, "fairnvme " fmt, ##__VA_ARGS__)
 
 /* Our data, if @q uses fairnvme (callers hold q->queue_lock). */
 static inline struct fnv_data *fnv_q_data(struct request_queue *q)
