@@ -146,19 +146,35 @@
  * once 3/4 of nr_requests are in use, a tenant over its weight's share of
  * them (8 at least; the root cgroup's aside) gets only the first eighth
  * of each tag word. Writeback throttling is off while fairnvme is used.
+ * With one tenant busy in the last control period the depth is
+ * max_inflight until another tenant queues a request (fnv_depth()).
  *
- * 5. Monitoring
+ * 5. Reads and FUA writes (tabs.c, TABS)
+ *
+ * Where FUA writes reach the elevator (6.5 on), TABS gives reads and FUA
+ * writes their fair bandwidth per device, FBW_x = BWmax_x * I_x / I_total:
+ * IDLE counts issued requests per type; past tabs_threshold in a reset
+ * period, with both types, SCHED holds FUA writes on fd->tabs_held (off
+ * their tenants' queues: a held write costs its tenant nothing and its
+ * reads go first) and lets them go at alpha per read dispatched, at once
+ * when no read is outstanding, after tabs_max_wait_ms at most. Every epoch
+ * a type under 90 % of its FBW moves alpha; SCHED ends after tabs_sched_ms.
+ * Requeues and urgent requests are never held. Completions reach TABS
+ * through one atomic per type, folded under the lock.
+ *
+ * 6. Monitoring
  *
  * io.fairnvme.stat has a line per device: state, configured, effective and
  * scheduling weights, budget, compensated budget, latencies, thresholds,
  * learned costs, write ratio, D2FQ class, vt gap and dispatches per class.
  * Tracepoints: fairnvme_dispatch (each dispatch), fairnvme_state (state
- * changes), fairnvme_refill (budget refills), fairnvme_hl (H/L changes);
- * blktrace shows inserts and dispatches. The scheduler's state is in
+ * changes), fairnvme_refill (budget refills), fairnvme_hl (H/L changes),
+ * fairnvme_tabs (TABS phase and alpha); the same decisions are blktrace
+ * notes (fnv_msg()) beside the inserts and dispatches. The scheduler's state is in
  * debugfs, /sys/kernel/debug/block/<dev>/sched/ (fairnvme-debugfs.c):
  * hl_ratio, gvt, inflight, depth, dev_floor_us, tau_l_eff_bytes,
- * thresh_{min,max}_eff_us, cost_learned, tenants, and tenant_dump, a line
- * per tenant the control period walks. queue/iosched has the tunables
+ * thresh_{min,max}_eff_us, cost_learned, tenants, tenant_dump, a line per
+ * tenant the control period walks, and tabs. queue/iosched has the tunables
  * only, made from one table (include/fairnvme/tunables-table.h).
  *
  * The module's files: this one, the elevator (insertion, dispatch,
@@ -167,7 +183,8 @@
  * fairnvme-cgroup.c, the blkcg policy and its cgroup files; fairnvme.h,
  * what they share. The policy cores, free of blk-mq types and also built
  * into the user-space unit tests, each with its prefix: cost.c (fnv_cm_),
- * budget.c (fnv_sched_, fnv_flow_), state.c (fnv_ctl_), d2fq.c (d2fq_).
+ * budget.c (fnv_sched_, fnv_flow_), state.c (fnv_ctl_), d2fq.c (d2fq_),
+ * tabs.c (tabs_).
  *
  * Locking and lifetime: one spinlock per device, fd->lock, covers the
  * tenant queues, both policies and the controller state. It nests inside
