@@ -13,8 +13,6 @@ test advances the counters between its two samples.
 
 import ctypes
 import ctypes.util
-import importlib.machinery
-import importlib.util
 import json
 import os
 import shutil
@@ -24,43 +22,14 @@ import sys
 import tempfile
 import time
 
-sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
-TOOL = os.path.join(HERE, "..", "..", "tools", "fairnvme-top")
+sys.dont_write_bytecode = True
+sys.path.insert(0, HERE)
+from taptool import diag, failed, load, ok, plan, tool_path  # noqa: E402
 
-_n = 0
-_fail = 0
+TOOL = tool_path("fairnvme-top")
 
-
-def plan(n):
-    print("TAP version 13")
-    print("1..%d" % n)
-
-
-def ok(cond, desc):
-    global _n, _fail
-    _n += 1
-    if cond:
-        print("ok %d - %s" % (_n, desc))
-    else:
-        _fail += 1
-        print("not ok %d - %s" % (_n, desc))
-
-
-def diag(msg):
-    for line in str(msg).splitlines():
-        print("# " + line)
-
-
-def load():
-    loader = importlib.machinery.SourceFileLoader("fairnvme_top", TOOL)
-    spec = importlib.util.spec_from_loader("fairnvme_top", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
-
-T = load()
+T = load("fairnvme-top")
 
 MM = "259:0"
 ROOT_LINE = ("cgroup=1(root) weight=100 eff_weight=100 state=idle class=none "
@@ -319,7 +288,7 @@ def main():
            "\x1b[" not in out,
            "--once text: header \"nvme0n1 259:0  tenants: 3\", the column line, "
            "rows sorted docker-1 (+300 req) > vm1 (+30) > / (0), no screen clear")
-        if _fail:
+        if failed():
             diag(out + err)
 
         # -- errors
@@ -373,7 +342,7 @@ def main():
            "text says gone, JSON leaves the device out")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return 1 if _fail else 0
+    return 1 if failed() else 0
 
 
 if __name__ == "__main__":

@@ -10,8 +10,6 @@ write(2) is one setting, "default W", "MAJ:MIN W" or "MAJ:MIN default".
 The daemon runs in a thread of this process.
 """
 
-import importlib.machinery
-import importlib.util
 import os
 import shutil
 import sys
@@ -19,38 +17,12 @@ import tempfile
 import threading
 import time
 
-sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
-TOOL = os.path.join(HERE, "..", "..", "tools", "fairnvme-weightd")
+sys.dont_write_bytecode = True
+sys.path.insert(0, HERE)
+from taptool import failed, load, ok, plan  # noqa: E402
 
-_n = 0
-_fail = 0
-
-
-def plan(n):
-    print("TAP version 13")
-    print("1..%d" % n)
-
-
-def ok(cond, desc):
-    global _n, _fail
-    _n += 1
-    if cond:
-        print("ok %d - %s" % (_n, desc))
-    else:
-        _fail += 1
-        print("not ok %d - %s" % (_n, desc))
-
-
-def load():
-    loader = importlib.machinery.SourceFileLoader("weightd", TOOL)
-    spec = importlib.util.spec_from_loader("weightd", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
-
-W = load()
+W = load("fairnvme-weightd")
 
 
 def kernel_write(path, line):
@@ -172,7 +144,7 @@ def main():
         ok(th.is_alive(), "the daemon is still running after all of it")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return 1 if _fail else 0
+    return 1 if failed() else 0
 
 
 if __name__ == "__main__":
