@@ -70,10 +70,19 @@ if [ $fua_sched = 1 ]; then
 	# same, and W's share at 100:300 was then 0.263 to 0.283. Whether the
 	# FUA writes are weighted at all is asked with cost_model=bytes, where
 	# every 4 KiB request costs the same: shares of IOPS.
+	#
+	# tabs is off for the asserted pair: this test asks whether the
+	# weights reach FUA writes at all, and TABS (t24) holds FUA writes per
+	# device, against them: with it on, a FUA-only W at 300 beside a
+	# reader at 100 got 0.10 to 0.56 (an open conflict, Documentation's
+	# Limits); the shares with tabs on are printed.
 	echo bytes >"$q/iosched/cost_model"
+	echo off >"$q/iosched/tabs"
 	fnv_pair byt
+	echo on >"$q/iosched/tabs"
+	fnv_pair tab
 	echo time >"$q/iosched/cost_model"
-	diag "cost_model=bytes: W's share at 100:300 $byt_100, at 300:100 $byt_300"
+	diag "cost_model=bytes: W's share at 100:300 $byt_100, at 300:100 $byt_300; with tabs on (not asserted) $tab_100 and $tab_300"
 	assert_near "W's share at W:R = 100:300 (cost_model=bytes)" "$byt_100" 0.25 10
 	assert_near "W's share at W:R = 300:100 (cost_model=bytes)" "$byt_300" 0.75 10
 else
