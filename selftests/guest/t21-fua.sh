@@ -74,7 +74,7 @@ if [ $fua_sched = 1 ]; then
 	# tabs is off for the asserted pair: this test asks whether the
 	# weights reach FUA writes at all, and TABS (t24) holds FUA writes per
 	# device, against them: with it on, a FUA-only W at 300 beside a
-	# reader at 100 got 0.10 to 0.56 (an open conflict, Documentation's
+	# reader at 100 got 0.098 to 0.561 (an open conflict, Documentation's
 	# Limits); the shares with tabs on are printed.
 	echo bytes >"$q/iosched/cost_model"
 	echo off >"$q/iosched/tabs"
