@@ -93,7 +93,7 @@
 /* Bytes counted at most in a rate: with 1 ms, a quotient below 2^60. */
 #define TABS_BYTES_MAX		1125899906842624ULL	/* 2^50 */
 /* I_x counted at most when alpha is rescaled to a new mix */
-#define TABS_I_MAX		(1ULL << 20)
+#define TABS_I_MAX		1048576ULL	/* 2^20 */
 /* tabs_fairness(): BW / FBW in parts per million */
 #define TABS_PPM		1000000ULL
 

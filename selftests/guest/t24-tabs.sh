@@ -30,7 +30,7 @@
 . /tests/lib.sh
 
 RT=${FNV_T24_RUNTIME:-12}
-tap_plan 11
+tap_plan 13
 ssd_prereq
 fnv_load || tap_fail_rest "fairnvme not available"
 W="$FNV_WORK/t24"
@@ -181,5 +181,54 @@ diag "weighted: charged t24a $((a1 - a0)), t24b $((b1 - b0)); read/FUA KiB: t24a
 assert_near "weights 300:100, TABS on: share of the weight-300 tenant" "$sa" 0.75 10
 check "both weighted tenants' fio ran without error" test "$(fio_err "$W/w.t24a")" = 0 -a "$(fio_err "$W/w.t24b")" = 0
 check "tabs off is accepted and lets held writes go" sh -c "echo off >/sys/block/$dev/queue/iosched/tabs && grep -q 'enabled=0' /sys/kernel/debug/block/$dev/sched/tabs"
+
+# Teardown with FUA writes held: a scheduler switch, then the device's
+# removal (fnvssd power off), each under a reader and a FUA writer.
+# held_now: FUA writes on the delay queue now (debugfs tabs)
+held_now() {
+	fnv_dbg "$dev" tabs 2>/dev/null | sed -n 's/.*held_now=\([0-9]*\).*/\1/p'
+}
+# held_run OUT : a reader and a FUA writer in t24a until killed
+held_run() {
+	# shellcheck disable=SC2086
+	run_in_cg t24a fio --eta=never --output-format=terse --terse-version=3 \
+		--output="$1" $COMMON --ramp_time=0 --runtime=30 \
+		--name=w --rw=randwrite --sync=1 --offset=512M \
+		--name=r --rw=randread --offset=0 2>"$1.err"
+}
+held_wait() { # up to 10 s for a held FUA write; prints the most seen
+	_m=0 _i=0
+	while [ $_i -lt 100 ]; do
+		_h=$(held_now)
+		[ "${_h:-0}" -gt "$_m" ] && _m=$_h
+		[ "$_m" -gt 0 ] && break
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	echo "$_m"
+}
+echo on >"/sys/block/$dev/queue/iosched/tabs"
+held_run "$W/sw" &
+hp=$!
+h=$(held_wait)
+t0=$(now_ms)
 set_sched "$dev" none
+rc=$?
+t1=$(now_ms)
+pkill -INT -f "output=$W/sw" 2>/dev/null
+wait "$hp"
+check "scheduler switched to none with $h FUA writes held (rc $rc, $((t1 - t0)) ms), fio then ended without error" \
+	test "$h" -gt 0 -a "$rc" = 0 -a "$(fio_err "$W/sw")" = 0
+set_sched "$dev" fairnvme
+held_run "$W/rm" &
+hp=$!
+h=$(held_wait)
+t0=$(now_ms)
+ssd_destroy t24
+t1=$(now_ms)
+wait_until 20 sh -c "! pgrep -f 'output=$W/rm' >/dev/null"
+gone=$(pgrep -f "output=$W/rm" >/dev/null && echo 0 || echo 1)
+wait "$hp"
+check "fnvssd powered off with $h FUA writes held ($((t1 - t0)) ms): fio ended, the disk is gone" \
+	test "$h" -gt 0 -a "$gone" = 1 -a ! -e "/dev/$dev"
 tap_done
