@@ -366,26 +366,38 @@ unsigned long fnv_ctl_delay(struct fnv_data *fd)
 }
 
 /*
- * The FairNVMe control period: for every tenant of the device, turn the
- * period's completions into a state, an effective weight and learned costs
- * (state.c), then hand the policy the weights: the effective weights, or
- * the compensated budgets while a tenant asked for compensation in the last
- * FNV_COMP_HOLD periods. Runs in process context every ctl_period_ms (or
- * longer, fnv_ctl_delay()) while the device has active tenants, and walks
- * only those (fd->active), under fd->lock: not every cgroup that ever did
- * I/O on the device, and no timer on an idle device.
+ * TABS' demand (tabs_demand()): @tn's weight @w split by its outstanding
+ * reads and FUA writes, in 1/1024 of a unit of weight, added to @dem.
  */
+static void fnv_tabs_weigh(struct fnv_tenant *tn, u32 w, u64 dem[TABS_NR_FAIR])
+{
+	u64 out[TABS_NR_FAIR], sum = 0;
+	int x;
+
+	for (x = 0; x < TABS_NR_FAIR; x++) {
+		out[x] = max(atomic_read(&tn->tabs_out[x]), 0);
+		sum += out[x];
+	}
+	if (!sum)
+		return;
+	for (x = 0; x < TABS_NR_FAIR; x++)
+		dem[x] += div64_u64(((u64)w * out[x]) << 10, sum);
+}
+
 /*
  * TABS' control period: its phase machine and feedback (tabs_tick()).
  * True if the SCHED phase ended with FUA writes held: they were let go
  * and the queue must run.
  */
-static bool fnv_tabs_period(struct fnv_data *fd, u64 now)
+static bool fnv_tabs_period(struct fnv_data *fd, const u64 dem[TABS_NR_FAIR],
+			    u64 now)
 {
 	struct tabs *t = &fd->tabs;
 	unsigned int ev;
 
 	fnv_tabs_fold(fd);
+	if (t->phase == TABS_IDLE)
+		tabs_demand(t, dem);
 	ev = tabs_tick(t, &fd->tabs_p, now);
 	if (ev)
 		fnv_msg_dev(fd, "tabs %s alpha=%u/1024 fbw=%llu/%llu bw=%llu/%llu ff=%u/1000",
@@ -404,6 +416,16 @@ static bool fnv_tabs_period(struct fnv_data *fd, u64 now)
 	return true;
 }
 
+/*
+ * The FairNVMe control period: for every tenant of the device, turn the
+ * period's completions into a state, an effective weight and learned costs
+ * (state.c), then hand the policy the weights: the effective weights, or
+ * the compensated budgets while a tenant asked for compensation in the last
+ * FNV_COMP_HOLD periods. Runs in process context every ctl_period_ms (or
+ * longer, fnv_ctl_delay()) while the device has active tenants, and walks
+ * only those (fd->active), under fd->lock: not every cgroup that ever did
+ * I/O on the device, and no timer on an idle device.
+ */
 void fnv_ctl_workfn(struct work_struct *work)
 {
 	struct fnv_data *fd = container_of(to_delayed_work(work),
@@ -412,6 +434,7 @@ void fnv_ctl_workfn(struct work_struct *work)
 	struct fnv_ctl_params p;
 	struct fnv_tenant *tn, *next;
 	u64 dev_sum = 0, nr = 0, wsum = 0, esum = 0, bypass, t0, dt, spent;
+	u64 dem[TABS_NR_FAIR] = {};
 	bool comp = false, limited, kick = false, solo;
 	struct fnv_tenant *busy = NULL;
 	u32 wn = 0, mode;
@@ -464,6 +487,8 @@ void fnv_ctl_workfn(struct work_struct *work)
 			wn++;
 			busy = tn;
 		}
+		if (fd->tabs_on)
+			fnv_tabs_weigh(tn, w, dem);
 		/*
 		 * Head latency as at the mean weight: weight / mean. Only
 		 * under D2FQ, where a tenant's wait at the head is what its
@@ -559,7 +584,7 @@ void fnv_ctl_workfn(struct work_struct *work)
 		}
 	}
 	fnv_d2fq_period(fd, ktime_get_ns());
-	if (fd->tabs_on && fnv_tabs_period(fd, ktime_get_ns()))
+	if (fd->tabs_on && fnv_tabs_period(fd, dem, ktime_get_ns()))
 		kick = true;
 
 	/*

@@ -676,6 +676,7 @@ static void fnv_insert_request(struct fnv_data *fd, struct request *rq,
 	type = fd->tabs_on ? fnv_tabs_type(rq) : -1;
 	if (type >= 0 && !(fnv_rq_flags(rq) & FNV_RQ_TABS)) {
 		tabs_inserted(&fd->tabs, type);
+		fnv_tabs_out(tn, type, 1);
 		fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_TABS);
 		if (tn && !at_head && !(rq->cmd_flags & FNV_URGENT_FLAGS) &&
 		    tabs_holds(&fd->tabs, type)) {
@@ -1257,10 +1258,12 @@ static void fnv_completed_request(struct request *rq, u64 now)
 	}
 	tn = fnv_rq_tenant(rq);
 	/* TABS: sectors as dispatched (the request is done with its bytes) */
-	if (fnv_rq_flags(rq) & FNV_RQ_TABS)
+	if (fnv_rq_flags(rq) & FNV_RQ_TABS) {
 		atomic64_add((1ULL << FNV_TABS_NR_SHIFT) |
 			     (fnv_rq_sect(rq) << SECTOR_SHIFT),
 			     &fd->tabs_done[fnv_tabs_type(rq)]);
+		fnv_tabs_out(tn, fnv_tabs_type(rq), -1);
+	}
 	/*
 	 * For fnv_held(): a tenant's last synchronous request, nothing else
 	 * queued or in flight. Not the root cgroup's (the journal, writeback
@@ -1341,6 +1344,7 @@ static void fnv_requeue(struct request *rq)
 	    (FNV_RQ_TABS | FNV_RQ_INFLIGHT)) {
 		atomic64_add(1ULL << FNV_TABS_NR_SHIFT,
 			     &fd->tabs_done[fnv_tabs_type(rq)]);
+		fnv_tabs_out(fnv_rq_tenant(rq), fnv_tabs_type(rq), -1);
 		fnv_rq_set_flags(rq, flags & ~FNV_RQ_TABS);
 	}
 	fnv_requeue_request(rq);
@@ -1454,6 +1458,7 @@ static void fnv_requests_merged(struct request_queue *q, struct request *rq,
 		return;	/* merged at insertion, never queued */
 	if (nflags & FNV_RQ_TABS) {
 		tabs_finished(&fd->tabs, fnv_tabs_type(next));
+		fnv_tabs_out(fnv_rq_tenant(next), fnv_tabs_type(next), -1);
 		fnv_rq_set_flags(next, nflags & ~FNV_RQ_TABS);
 	}
 

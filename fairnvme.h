@@ -173,6 +173,8 @@ struct fnv_tenant {
 	u64 eq5_x;			/* W_i * D_i of Eq. 5 */
 	u64 eq5_budget;			/* Budget_i of Eq. 5, 0 if not compensating */
 	u32 nr_held;			/* FUA writes TABS holds, fnv_data.lock */
+	/* TABS: reads and FUA writes it counted and not finished */
+	atomic_t tabs_out[TABS_NR_FAIR];
 	struct rcu_head rcu;		/* fnv_pd_free() to fnv_tenant_free() */
 };
 
@@ -510,6 +512,17 @@ static inline int fnv_tabs_type(struct request *rq)
 	default:
 		return -1;
 	}
+}
+
+/*
+ * A tenant's reads and FUA writes TABS counted (tabs_inserted()) and not
+ * finished, for its weight's split in tabs_demand(): changed where TABS'
+ * own outstanding counts are, by @d (1 or -1).
+ */
+static inline void fnv_tabs_out(struct fnv_tenant *tn, int type, int d)
+{
+	if (tn && type >= 0 && type < TABS_NR_FAIR)
+		atomic_add(d, &tn->tabs_out[type]);
 }
 
 #define FNV_TABS_NR_SHIFT	40

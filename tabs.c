@@ -16,11 +16,21 @@
  *    issues of a type while the device is unfair is what the device gave
  *    it, not what it wants; what it has outstanding (inserted and not
  *    finished), sampled at each tick of the IDLE period, is its workers
- *    times their queue depths: I_x is that (the issued counts if it was
- *    never sampled). With issued counts, one writer and three readers at
- *    the same depth on fnvssd gave I_fua 0.19 rather than 0.25, and FUA
- *    writes got 0.75 of their share. Other writes count towards the
- *    threshold that starts scheduling but are no party to it.
+ *    times their queue depths. With issued counts, one writer and three
+ *    readers at the same depth on fnvssd gave I_fua 0.19 rather than 0.25,
+ *    and FUA writes got 0.75 of their share. Where the host is made of
+ *    weighted tenants, a type's fair share is what the tenants' weights
+ *    give it: the caller passes (tabs_demand()) each tenant's weight split
+ *    by its outstanding reads and FUA writes, summed over its tenants, and
+ *    I_x is that, summed over the ticks. Then a FUA-only tenant of weight
+ *    300 beside a reader of weight 100 has FBW_fua = 0.75 BWmax_fua and
+ *    TABS holds it to what its weight gives it, no lower (with the
+ *    outstanding counts, 0.5: TABS cut it to 0.1 to 0.56 of the device).
+ *    Equal weights, one worker a tenant, is the paper's count of workers;
+ *    one tenant is the outstanding counts. Without tabs_demand() calls,
+ *    I_x is the outstanding counts, and the issued counts if they were
+ *    never sampled. Other writes count towards the threshold that starts
+ *    scheduling but are no party to it.
  *
  * 2. What is held. Only FUA writes, and only in the SCHED phase: the caller
  *    puts them in a FIFO delay queue (tabs_holds()) and releases its head
@@ -44,7 +54,11 @@
  * 4. The phases (section 4.2). IDLE schedules nothing and counts the
  *    requests issued per type since the reset period started. When at
  *    least threshold requests were issued in it, reads and FUA writes
- *    among them, SCHED starts from those counts: I_x, FBW_x by Eq. 1, alpha
+ *    among them, and both BWmax are known (set, or measured: without them
+ *    there is no goal, and a SCHED phase on the paper's alpha alone held
+ *    a FUA writer of weight 300 beside a reader of weight 100 to 0.256 of
+ *    the IOPS for good), SCHED starts from those counts: I_x, FBW_x by
+ *    Eq. 1, alpha
  *    = I_read / I_fua (the paper's "number of read requests divided by the
  *    number of write requests"), no credit. Once an epoch's feedback ran,
  *    a later SCHED phase starts from the alpha it left instead, rescaled
@@ -76,7 +90,9 @@
  *    gap, so a device that slows down is followed, slowly. 0 (unknown)
  *    until one such interval. Limits: a type only ever seen beside others
  *    is never measured; a lone workload too shallow to saturate the device
- *    underestimates it; it is the best seen, not a guarantee.
+ *    underestimates it; it is the best seen, not a guarantee. TABS
+ *    schedules only while both are known: set them on a host where one
+ *    type never runs alone.
  *
  * The core keeps no clock and takes no lock: the caller passes ns
  * timestamps and serializes the calls. All arithmetic is u64, the products
@@ -165,7 +181,10 @@ void tabs_restart(struct tabs *t, u64 now)
 	for (x = 0; x < TABS_NR_FAIR; x++) {
 		t->bytes_epoch[x] = 0;
 		t->bytes_ival[x] = 0;
+		t->out_sum[x] = 0;
+		t->dem_sum[x] = 0;
 	}
+	t->dem_set = false;
 }
 
 u64 tabs_fbw(u64 bwmax, u64 i_x, u64 i_total)
@@ -342,8 +361,10 @@ static void tabs_reset_counts(struct tabs *t, u64 now)
 	t->start = now;
 	for (x = 0; x < TABS_NR_TYPES; x++)
 		t->nr_issued[x] = 0;
-	for (x = 0; x < TABS_NR_FAIR; x++)
+	for (x = 0; x < TABS_NR_FAIR; x++) {
 		t->out_sum[x] = 0;
+		t->dem_sum[x] = 0;
+	}
 }
 
 static void tabs_reset_epoch(struct tabs *t, u64 now)
@@ -370,13 +391,24 @@ static unsigned int tabs_to_sched(struct tabs *t, u64 now)
 	u32 old = t->alpha;
 	u64 a;
 
-	/* the demand: outstanding requests per type, else issued counts */
-	if (t->out_sum[TABS_READ] && t->out_sum[TABS_FUA]) {
+	/*
+	 * The demand: by the tenants' weights, else outstanding requests
+	 * per type, else issued counts.
+	 */
+	if (t->dem_sum[TABS_READ] && t->dem_sum[TABS_FUA]) {
+		t->i[TABS_READ] = t->dem_sum[TABS_READ];
+		t->i[TABS_FUA] = t->dem_sum[TABS_FUA];
+	} else if (t->out_sum[TABS_READ] && t->out_sum[TABS_FUA]) {
 		t->i[TABS_READ] = t->out_sum[TABS_READ];
 		t->i[TABS_FUA] = t->out_sum[TABS_FUA];
 	} else {
 		t->i[TABS_READ] = t->nr_issued[TABS_READ];
 		t->i[TABS_FUA] = t->nr_issued[TABS_FUA];
+	}
+	/* below TABS_I_MAX, in the same ratio (a long reset period) */
+	while (t->i[TABS_READ] > TABS_I_MAX || t->i[TABS_FUA] > TABS_I_MAX) {
+		t->i[TABS_READ] = max(t->i[TABS_READ] >> 1, 1ULL);
+		t->i[TABS_FUA] = max(t->i[TABS_FUA] >> 1, 1ULL);
 	}
 	tabs_set_fbw(t);
 	if (t->i_fb[TABS_READ] && t->i_fb[TABS_FUA]) {
@@ -455,12 +487,32 @@ static unsigned int tabs_epoch_end(struct tabs *t, u64 now, u64 len)
 	return t->alpha != old ? TABS_EV_ALPHA : 0;
 }
 
+/* Both BWmax known: FBW and the feedback have a goal (see 4.) */
+static bool tabs_have_bwmax(const struct tabs *t)
+{
+	return t->bwmax[TABS_READ] && t->bwmax[TABS_FUA];
+}
+
+void tabs_demand(struct tabs *t, const u64 d[TABS_NR_FAIR])
+{
+	u64 sum = d[TABS_READ] + d[TABS_FUA];
+	int x;
+
+	/* the split, in 1/TABS_ALPHA_ONE; a type with a share has one */
+	for (x = 0; x < TABS_NR_FAIR; x++)
+		t->dem[x] = d[x] ? max(mul_u64_u64_div_u64(d[x], TABS_ALPHA_ONE,
+							   sum), 1ULL) : 0;
+	t->dem_set = true;
+}
+
 unsigned int tabs_tick(struct tabs *t, const struct tabs_params *p, u64 now)
 {
+	bool dem = t->dem_set;
 	unsigned int ev = 0;
 	u64 len;
 	int x;
 
+	t->dem_set = false;
 	tabs_measure(t, now);
 	for (x = 0; x < TABS_NR_FAIR; x++)
 		t->bwmax[x] = p->bwmax[x] ?
@@ -471,18 +523,27 @@ unsigned int tabs_tick(struct tabs *t, const struct tabs_params *p, u64 now)
 		u64 total = t->nr_issued[TABS_READ] + t->nr_issued[TABS_FUA] +
 			    t->nr_issued[TABS_WRITE];
 
-		for (x = 0; x < TABS_NR_FAIR; x++)
+		for (x = 0; x < TABS_NR_FAIR; x++) {
 			t->out_sum[x] += min_t(u64, t->nr_outstanding[x],
 					       TABS_I_MAX);
+			if (dem)
+				t->dem_sum[x] += min_t(u64, t->dem[x],
+						       TABS_I_MAX);
+		}
 
 		if (total >= p->threshold && t->nr_issued[TABS_READ] &&
-		    t->nr_issued[TABS_FUA])
+		    t->nr_issued[TABS_FUA] && tabs_have_bwmax(t))
 			return tabs_to_sched(t, now);
 		if (tabs_elapsed(t->start, now) >= tabs_ms(p->reset_ms))
 			tabs_reset_counts(t, now);
 		return 0;
 	}
 
+	/* no goal without BWmax (set back to auto, not measured): stop */
+	if (!tabs_have_bwmax(t)) {
+		tabs_to_idle(t, now);
+		return TABS_EV_PHASE;
+	}
 	/* BWmax may have been set, or measured, since the phase started */
 	tabs_set_fbw(t);
 	len = tabs_elapsed(t->epoch_start, now);

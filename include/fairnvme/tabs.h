@@ -107,6 +107,10 @@ struct tabs {
 	u64 nr_epoch[TABS_NR_TYPES];	/* inserted in the epoch */
 	/* IDLE: outstanding requests per type, summed at each tick */
 	u64 out_sum[TABS_NR_FAIR];
+	/* IDLE: the caller's demand by weight (tabs_demand()), summed */
+	u64 dem[TABS_NR_FAIR];
+	u64 dem_sum[TABS_NR_FAIR];
+	bool dem_set;			/* tabs_demand() since the last tick */
 	u64 bytes_epoch[TABS_NR_FAIR];	/* completed in the epoch */
 	/* inserted and not finished; dispatched and not completed */
 	u64 nr_outstanding[TABS_NR_TYPES];	/* (debugfs) */
@@ -192,6 +196,14 @@ void tabs_finished(struct tabs *t, int type);
  * the caller's lock before tabs_tick() and tabs_may_release().
  */
 void tabs_done(struct tabs *t, int type, u64 nr, u64 bytes);
+/*
+ * The demand per type as the caller's tenants weigh it, for the next
+ * tabs_tick(): each tenant's weight split by its outstanding reads and FUA
+ * writes, summed, in any unit (only the ratio counts). In IDLE, tabs_tick()
+ * sums it as it sums the outstanding counts, and SCHED's I_x is that sum
+ * when both types had some; without calls, I_x is the outstanding counts.
+ */
+void tabs_demand(struct tabs *t, const u64 d[TABS_NR_FAIR]);
 /*
  * The control period (about 100 ms, may stretch): BWmax measurement, the
  * phase machine, the feedback. Returns TABS_EV_* of what changed.

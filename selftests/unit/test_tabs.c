@@ -714,16 +714,29 @@ static void test_edges(void)
 	tabs_tick(&t, &p, 1100 * MS);
 	tap_ok(t.alpha == TABS_ALPHA_MIN, "at the min, read bw 0: stays at 1");
 
-	/* BWmax unknown: no FBW, no feedback, no fairness */
+	/*
+	 * BWmax unknown: no goal, nothing held. Without it alpha stayed at
+	 * the paper's start, I_read / I_fua, for good: a FUA writer of
+	 * weight 300 beside a reader of weight 100 was held to a third of
+	 * the reads' count and got 0.256 of the IOPS, not 0.75.
+	 */
 	tabs_params_init(&p);
-	sched_with(&t, &p, 300, 100);
-	insert(&t, TABS_READ, 1);
-	insert(&t, TABS_FUA, 1);
-	tabs_completed(&t, TABS_READ, 1000);
-	ev = tabs_tick(&t, &p, 1100 * MS);
-	tap_ok(t.phase == TABS_SCHED && !t.fbw[0] && !t.fbw[1] &&
-	       t.alpha == 3072 && ev == 0 && t.fairness == 0,
-	       "BWmax auto, not measured: FBW 0, types skipped, alpha kept, F 0");
+	ev = sched_with(&t, &p, 300, 100);
+	tap_ok(t.phase == TABS_IDLE && ev == 0 && !tabs_holds(&t, TABS_FUA),
+	       "BWmax auto, not measured: IDLE past the threshold, nothing held");
+	p.bwmax[TABS_READ] = 1600000000;
+	ev = sched_with(&t, &p, 300, 100);
+	tap_ok(t.phase == TABS_IDLE && ev == 0,
+	       "BWmax of reads only: still IDLE");
+	p.bwmax[TABS_FUA] = 400000000;
+	ev = sched_with(&t, &p, 300, 100);
+	tap_ok(t.phase == TABS_SCHED && ev & TABS_EV_PHASE,
+	       "both BWmax set: SCHED");
+	p.bwmax[TABS_FUA] = 0;
+	ev = tabs_tick(&t, &p, 200 * MS);
+	tap_ok(t.phase == TABS_IDLE && ev == TABS_EV_PHASE &&
+	       tabs_may_release(&t, &p, 200 * MS, 200 * MS),
+	       "FUA BWmax back to auto, never measured: IDLE at the next tick, held writes go");
 
 	/* counts never wrap, bad types are ignored */
 	tabs_init(&t, 0);
@@ -806,6 +819,82 @@ static void test_alpha_carry(void)
 	       t.alpha);
 }
 
+/*
+ * Eq. 1's I_x from the tenants' weights (tabs_demand()): a FUA-only tenant
+ * of weight 300 beside a reader of weight 100 is owed 3/4 of the FUA
+ * bandwidth whatever its queue depth.
+ */
+static void test_demand(void)
+{
+	struct tabs_params p;
+	struct tabs t;
+	u64 d[TABS_NR_FAIR];
+
+	params_set(&p);
+	tabs_init(&t, 0);
+	/* outstanding: the reader at depth 32, the writer at depth 4 */
+	insert(&t, TABS_READ, 32);
+	insert(&t, TABS_FUA, 4);
+	insert(&t, TABS_READ, 28);
+	d[TABS_READ] = 100;
+	d[TABS_FUA] = 300;
+	tabs_demand(&t, d);
+	tabs_tick(&t, &p, 100 * MS);
+	tap_ok(t.phase == TABS_SCHED && t.i[TABS_READ] == 256 &&
+	       t.i[TABS_FUA] == 768,
+	       "I from weights 100:300, not outstanding 60:4: 256/768, got %llu/%llu",
+	       (unsigned long long)t.i[TABS_READ],
+	       (unsigned long long)t.i[TABS_FUA]);
+	tap_ok(t.fbw[TABS_FUA] == 300000000 && t.fbw[TABS_READ] == 400000000,
+	       "Eq. 1 by weight: FBW_fua 3/4 of 4e8, FBW_read 1/4 of 1.6e9");
+
+	/* a demand given in IDLE counts for that tick only */
+	tabs_init(&t, 0);
+	insert(&t, TABS_READ, 10);
+	insert(&t, TABS_FUA, 10);
+	d[TABS_READ] = 1;
+	d[TABS_FUA] = 0;
+	tabs_demand(&t, d);
+	tabs_tick(&t, &p, 100 * MS);
+	insert(&t, TABS_READ, 30);
+	insert(&t, TABS_FUA, 20);
+	tabs_tick(&t, &p, 200 * MS);
+	tap_ok(t.phase == TABS_SCHED && t.i[TABS_READ] == 50 &&
+	       t.i[TABS_FUA] == 40,
+	       "a demand with no FUA share: I = outstanding summed (10+40, 10+30), got %llu/%llu",
+	       (unsigned long long)t.i[TABS_READ],
+	       (unsigned long long)t.i[TABS_FUA]);
+
+	/* weights far apart, huge sums: the ratio survives */
+	tabs_init(&t, 0);
+	insert(&t, TABS_READ, 64);
+	insert(&t, TABS_FUA, 1);
+	d[TABS_READ] = ~0ULL >> 2;
+	d[TABS_FUA] = ~0ULL >> 12;
+	tabs_demand(&t, d);
+	tabs_tick(&t, &p, 100 * MS);
+	tap_ok(t.phase == TABS_SCHED && t.i[TABS_READ] == 1023 &&
+	       t.i[TABS_FUA] == 1,
+	       "demand 2^62:2^52: I 1023/1, got %llu/%llu",
+	       (unsigned long long)t.i[TABS_READ],
+	       (unsigned long long)t.i[TABS_FUA]);
+	/* restart forgets a demand summed before */
+	tabs_init(&t, 0);
+	d[TABS_READ] = 1;
+	d[TABS_FUA] = 1;
+	tabs_demand(&t, d);
+	tabs_tick(&t, &p, 100 * MS);
+	tabs_restart(&t, 200 * MS);
+	insert(&t, TABS_READ, 48);
+	insert(&t, TABS_FUA, 16);
+	tabs_tick(&t, &p, 300 * MS);
+	tap_ok(t.phase == TABS_SCHED && t.i[TABS_READ] == 48 &&
+	       t.i[TABS_FUA] == 16,
+	       "after tabs_restart(): I from this period's counts 48/16, got %llu/%llu",
+	       (unsigned long long)t.i[TABS_READ],
+	       (unsigned long long)t.i[TABS_FUA]);
+}
+
 int main(void)
 {
 	test_params();
@@ -815,6 +904,7 @@ int main(void)
 	test_feedback_sim();
 	test_equations();
 	test_alpha_carry();
+	test_demand();
 	test_bwmax_auto();
 	test_done_restart();
 	test_edges();
