@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# fnv-timeout: 240
+# fnv-timeout: 300
 #
 # FUA writes against reads, weighted. W writes 4 KiB blocks at random with
 # O_SYNC (fio sync=1: on this device, which has a volatile write cache and
@@ -17,7 +17,8 @@
 # (it was none's plus 0.02 to 0.04 before the depth left room for the
 # writes that pass it: 0.520, 0.522, 0.541 against 0.499; now 0.501
 # against 0.498). On 6.12 the weights are asserted with cost_model=bytes
-# (see below); at the defaults they are printed.
+# (see below), with tabs off and then with TABS scheduling; at the
+# defaults they are printed.
 . /tests/lib.sh
 
 RT=${FNV_T21_RUNTIME:-12}
@@ -25,7 +26,7 @@ COMMON="--bs=4k --direct=1 --ioengine=libaio --iodepth=32 --ramp_time=3 --randre
 FNV_TARGS_w="$COMMON --rw=randwrite --sync=1"
 FNV_TARGS_r="$COMMON --rw=randread"
 
-tap_plan 4
+tap_plan 7
 fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_dev) || tap_fail_rest "no nvme device"
 q=/sys/block/$dev/queue
@@ -71,24 +72,41 @@ if [ $fua_sched = 1 ]; then
 	# FUA writes are weighted at all is asked with cost_model=bytes, where
 	# every 4 KiB request costs the same: shares of IOPS.
 	#
-	# tabs is off for the asserted pair: this test asks whether the
-	# weights reach FUA writes at all, and TABS (t24) holds FUA writes per
-	# device, against them: with it on, a FUA-only W at 300 beside a
-	# reader at 100 got 0.098 to 0.561 (an open conflict, Documentation's
-	# Limits); the shares with tabs on are printed.
+	# First with tabs off: do the weights reach FUA writes at all? Then
+	# with TABS scheduling (t24 has its own test): it holds FUA writes
+	# per device, and its type shares are weighed by the tenants' weights
+	# so that the tenants' still hold. TABS schedules once it knows both
+	# types' BWmax (auto: from moments one type alone is at the device),
+	# so each type runs alone first, as in t24. Before the weights weighed
+	# TABS' I_x, a FUA-only W at 300 beside a reader at 100 got 0.098 to
+	# 0.561; and with BWmax unknown TABS held W on the paper's starting
+	# alpha for good: 0.256 (0.229 to 0.369 at the defaults).
 	echo bytes >"$q/iosched/cost_model"
 	echo off >"$q/iosched/tabs"
 	fnv_pair byt
 	echo on >"$q/iosched/tabs"
+	cg_set_weight w 100
+	cg_set_weight r 100
+	tenants_run "$dev" 4 "" w
+	tenants_run "$dev" 4 "" r
+	diag "after each type alone: $(fnv_dbg "$dev" tabs | sed -n 2p)"
+	ph0=$(fnv_dbg "$dev" tabs | sed -n 's/.*sched_phases=\([0-9]*\).*/\1/p')
 	fnv_pair tab
+	ph1=$(fnv_dbg "$dev" tabs | sed -n 's/.*sched_phases=\([0-9]*\).*/\1/p')
 	echo time >"$q/iosched/cost_model"
-	diag "cost_model=bytes: W's share at 100:300 $byt_100, at 300:100 $byt_300; with tabs on (not asserted) $tab_100 and $tab_300"
+	diag "cost_model=bytes: W's share at 100:300 $byt_100, at 300:100 $byt_300; with tabs on $tab_100 and $tab_300 (TABS SCHED phases: $((ph1 - ph0)))"
 	assert_near "W's share at W:R = 100:300 (cost_model=bytes)" "$byt_100" 0.25 10
 	assert_near "W's share at W:R = 300:100 (cost_model=bytes)" "$byt_300" 0.75 10
+	check "TABS scheduled during the tabs-on pair ($((ph1 - ph0)) SCHED phases)" test "$((ph1 - ph0))" -gt 0
+	assert_near "W's share at W:R = 100:300 with TABS (cost_model=bytes)" "$tab_100" 0.25 10
+	assert_near "W's share at W:R = 300:100 with TABS (cost_model=bytes)" "$tab_300" 0.75 10
 else
 	assert_le "W's share at W:R = 100:300 (FUA past the elevator) not above none's + 0.03" \
 		"$def_100" "$(fcalc "$none_w + 0.03")"
 	skip "W's share at W:R = 300:100" "FUA writes bypass the elevator on $(uname -r)"
+	for n in 1 2 3; do
+		skip "TABS with weights ($n)" "FUA writes bypass the elevator on $(uname -r)"
+	done
 fi
 set_sched "$dev" none
 cg_destroy w

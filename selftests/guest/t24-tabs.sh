@@ -220,6 +220,11 @@ wait "$hp"
 check "scheduler switched to none with $h FUA writes held (rc $rc, $((t1 - t0)) ms), fio then ended without error" \
 	test "$h" -gt 0 -a "$rc" = 0 -a "$(fio_err "$W/sw")" = 0
 set_sched "$dev" fairnvme
+# A new elevator instance has measured no BWmax, and TABS holds nothing
+# without it (it would wait for a type alone at the device): this point
+# tests removal with writes held, so it sets the BWmax measured above.
+echo "$bwmax_r" >"/sys/block/$dev/queue/iosched/tabs_read_bwmax"
+echo "$bwmax_f" >"/sys/block/$dev/queue/iosched/tabs_fua_bwmax"
 held_run "$W/rm" &
 hp=$!
 h=$(held_wait)
