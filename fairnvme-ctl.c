@@ -396,8 +396,7 @@ static bool fnv_tabs_period(struct fnv_data *fd, const u64 dem[TABS_NR_FAIR],
 	unsigned int ev;
 
 	fnv_tabs_fold(fd);
-	if (t->phase == TABS_IDLE)
-		tabs_demand(t, dem);
+	tabs_demand(t, dem);
 	ev = tabs_tick(t, &fd->tabs_p, now);
 	if (ev)
 		fnv_msg_dev(fd, "tabs %s alpha=%u/1024 fbw=%llu/%llu bw=%llu/%llu ff=%u/1000",

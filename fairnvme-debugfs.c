@@ -173,8 +173,9 @@ static int fnv_tabs_show(void *data, struct seq_file *m)
 		   t->nr_released[TABS_REL_LONE],
 		   t->nr_released[TABS_REL_CREDIT],
 		   t->nr_released[TABS_REL_FORCED]);
-	seq_printf(m, "sched_phases=%llu epochs=%llu dispatched=%llu/%llu/%llu outstanding=%llu/%llu/%llu\n",
-		   t->nr_sched, t->nr_epochs, t->nr_dispatched[TABS_READ],
+	seq_printf(m, "sched_phases=%llu regoals=%llu epochs=%llu dispatched=%llu/%llu/%llu outstanding=%llu/%llu/%llu\n",
+		   t->nr_sched, t->nr_regoal, t->nr_epochs,
+		   t->nr_dispatched[TABS_READ],
 		   t->nr_dispatched[TABS_FUA], t->nr_dispatched[TABS_WRITE],
 		   t->nr_outstanding[TABS_READ], t->nr_outstanding[TABS_FUA],
 		   t->nr_outstanding[TABS_WRITE]);

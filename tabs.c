@@ -70,6 +70,10 @@
  *    every reset_ms. A lone type never starts SCHED. SCHED lasts sched_ms,
  *    then IDLE measures the mix again; it ends early at the end of an epoch
  *    in which reads or FUA writes were not issued at all (the mix is gone).
+ *    Meanwhile the caller's demand is summed over each epoch, and a mix
+ *    that moved (I_fua / I_read by more than TABS_REGOAL_PCT %) moves the
+ *    goal at the epoch's end, alpha rescaled as at a phase's start
+ *    (tabs_regoal()).
  *
  * 5. The feedback (section 4.3). Every epoch_ms of SCHED, the bandwidth of
  *    each type (bytes completed over the epoch's length) is compared with
@@ -374,8 +378,10 @@ static void tabs_reset_epoch(struct tabs *t, u64 now)
 	t->epoch_start = now;
 	for (x = 0; x < TABS_NR_TYPES; x++)
 		t->nr_epoch[x] = 0;
-	for (x = 0; x < TABS_NR_FAIR; x++)
+	for (x = 0; x < TABS_NR_FAIR; x++) {
 		t->bytes_epoch[x] = 0;
+		t->dem_epoch[x] = 0;
+	}
 }
 
 static void tabs_to_idle(struct tabs *t, u64 now)
@@ -383,6 +389,32 @@ static void tabs_to_idle(struct tabs *t, u64 now)
 	t->phase = TABS_IDLE;
 	t->credit = 0;
 	tabs_reset_counts(t, now);
+}
+
+/*
+ * The feedback found alpha_fb for the mix i_fb it ran on: at a fair point
+ * N_fua / N_read = FBW_fua / FBW_read goes as I_fua / I_read, so that alpha
+ * is rescaled to the mix t->i rather than learned again from I_read /
+ * I_fua (its inverse).
+ */
+static u64 tabs_rescale(const struct tabs *t)
+{
+	u64 num = min_t(u64, t->i[TABS_FUA], TABS_I_MAX) *
+		  min_t(u64, t->i_fb[TABS_READ], TABS_I_MAX);
+	u64 den = min_t(u64, t->i[TABS_READ], TABS_I_MAX) *
+		  min_t(u64, t->i_fb[TABS_FUA], TABS_I_MAX);
+
+	/* below 2^20 * 2^40: the quotient fits */
+	return mul_u64_u64_div_u64(t->alpha_fb, num, max(den, 1ULL));
+}
+
+/* Both I_x below TABS_I_MAX, in the same ratio */
+static void tabs_i_fit(u64 i[TABS_NR_FAIR])
+{
+	while (i[TABS_READ] > TABS_I_MAX || i[TABS_FUA] > TABS_I_MAX) {
+		i[TABS_READ] = max(i[TABS_READ] >> 1, 1ULL);
+		i[TABS_FUA] = max(i[TABS_FUA] >> 1, 1ULL);
+	}
 }
 
 /* IDLE -> SCHED from the counts of the reset period: Eq. 1 and alpha */
@@ -405,26 +437,11 @@ static unsigned int tabs_to_sched(struct tabs *t, u64 now)
 		t->i[TABS_READ] = t->nr_issued[TABS_READ];
 		t->i[TABS_FUA] = t->nr_issued[TABS_FUA];
 	}
-	/* below TABS_I_MAX, in the same ratio (a long reset period) */
-	while (t->i[TABS_READ] > TABS_I_MAX || t->i[TABS_FUA] > TABS_I_MAX) {
-		t->i[TABS_READ] = max(t->i[TABS_READ] >> 1, 1ULL);
-		t->i[TABS_FUA] = max(t->i[TABS_FUA] >> 1, 1ULL);
-	}
+	/* a long reset period */
+	tabs_i_fit(t->i);
 	tabs_set_fbw(t);
 	if (t->i_fb[TABS_READ] && t->i_fb[TABS_FUA]) {
-		/*
-		 * The feedback found alpha for the mix it ran on: at a fair
-		 * point N_fua / N_read = FBW_fua / FBW_read goes as I_fua /
-		 * I_read, so that alpha is rescaled to the new mix rather
-		 * than learned again from I_read / I_fua (its inverse).
-		 */
-		u64 num = min_t(u64, t->i[TABS_FUA], TABS_I_MAX) *
-			  min_t(u64, t->i_fb[TABS_READ], TABS_I_MAX);
-		u64 den = min_t(u64, t->i[TABS_READ], TABS_I_MAX) *
-			  min_t(u64, t->i_fb[TABS_FUA], TABS_I_MAX);
-
-		/* below 2^20 * 2^40: the quotient fits */
-		a = mul_u64_u64_div_u64(t->alpha_fb, num, max(den, 1ULL));
+		a = tabs_rescale(t);
 	} else {
 		/* alpha = I_read / I_fua, I_fua > 0: no overflow */
 		a = div64_u64(min_t(u64, t->i[TABS_READ], 1ULL << 40) <<
@@ -459,10 +476,52 @@ static u64 tabs_feedback(const struct tabs *t, int x, u64 a)
 	return clamp_t(u64, a, TABS_ALPHA_MIN, TABS_ALPHA_MAX);
 }
 
+/*
+ * The mix the epoch's demand @dem shows (both types in it) moved away from
+ * the goal's: I_fua / I_read changed by more than TABS_REGOAL_PCT %. The
+ * goal moves to it, and alpha with it as at a phase's start. Without this
+ * a workload that changed under a SCHED phase was held to the old mix's
+ * FBW until the phase ended (up to sched_ms): in t24, 2w1r after 1w2r
+ * kept reads at 1w2r's FBW for 7 s and its fairness factor fell from 0.96
+ * (alone) to 0.67 to 0.73.
+ */
+static void tabs_regoal(struct tabs *t, const u64 dem[TABS_NR_FAIR])
+{
+	u64 d[TABS_NR_FAIR] = { dem[TABS_READ], dem[TABS_FUA] };
+	u64 lhs, rhs;
+
+	if (!d[TABS_READ] || !d[TABS_FUA] || !t->i[TABS_READ] ||
+	    !t->i[TABS_FUA])
+		return;
+	tabs_i_fit(d);
+	/*
+	 * (d_fua / d_read) / (i_fua / i_read) = lhs / rhs, each below 2^40:
+	 * within 1 / (1 + PCT / 100) .. 1 + PCT / 100, the goal stays.
+	 */
+	lhs = d[TABS_FUA] * t->i[TABS_READ];
+	rhs = t->i[TABS_FUA] * d[TABS_READ];
+	if (lhs * 100 <= rhs * (100 + TABS_REGOAL_PCT) &&
+	    lhs * (100 + TABS_REGOAL_PCT) >= rhs * 100)
+		return;
+	t->i[TABS_READ] = d[TABS_READ];
+	t->i[TABS_FUA] = d[TABS_FUA];
+	tabs_set_fbw(t);
+	if (t->i_fb[TABS_READ] && t->i_fb[TABS_FUA]) {
+		t->alpha = clamp_t(u64, tabs_rescale(t), TABS_ALPHA_MIN,
+				   TABS_ALPHA_MAX);
+		t->alpha_fb = t->alpha;
+		t->i_fb[TABS_READ] = t->i[TABS_READ];
+		t->i_fb[TABS_FUA] = t->i[TABS_FUA];
+	}
+	t->nr_regoal++;
+}
+
 /* The end of an epoch of @len ns: bandwidths, fairness, feedback */
 static unsigned int tabs_epoch_end(struct tabs *t, u64 now, u64 len)
 {
 	bool mix = t->nr_epoch[TABS_READ] && t->nr_epoch[TABS_FUA];
+	u64 dem[TABS_NR_FAIR] = { t->dem_epoch[TABS_READ],
+				  t->dem_epoch[TABS_FUA] };
 	u32 old = t->alpha;
 	u64 a = old;
 	int x;
@@ -484,6 +543,7 @@ static unsigned int tabs_epoch_end(struct tabs *t, u64 now, u64 len)
 		t->i_fb[TABS_READ] = t->i[TABS_READ];
 		t->i_fb[TABS_FUA] = t->i[TABS_FUA];
 	}
+	tabs_regoal(t, dem);
 	return t->alpha != old ? TABS_EV_ALPHA : 0;
 }
 
@@ -544,6 +604,9 @@ unsigned int tabs_tick(struct tabs *t, const struct tabs_params *p, u64 now)
 		tabs_to_idle(t, now);
 		return TABS_EV_PHASE;
 	}
+	/* the epoch's demand, for a moved mix (tabs_regoal()) */
+	for (x = 0; x < TABS_NR_FAIR && dem; x++)
+		t->dem_epoch[x] += min_t(u64, t->dem[x], TABS_I_MAX);
 	/* BWmax may have been set, or measured, since the phase started */
 	tabs_set_fbw(t);
 	len = tabs_elapsed(t->epoch_start, now);

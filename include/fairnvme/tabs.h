@@ -110,6 +110,7 @@ struct tabs {
 	/* IDLE: the caller's demand by weight (tabs_demand()), summed */
 	u64 dem[TABS_NR_FAIR];
 	u64 dem_sum[TABS_NR_FAIR];
+	u64 dem_epoch[TABS_NR_FAIR];	/* SCHED: summed over the epoch */
 	bool dem_set;			/* tabs_demand() since the last tick */
 	u64 bytes_epoch[TABS_NR_FAIR];	/* completed in the epoch */
 	/* inserted and not finished; dispatched and not completed */
@@ -141,6 +142,7 @@ struct tabs {
 
 	/* statistics since tabs_init() (debugfs) */
 	u64 nr_sched;			/* SCHED phases started */
+	u64 nr_regoal;			/* SCHED goals moved to a new mix */
 	u64 nr_epochs;			/* epochs ended */
 	u64 nr_dispatched[TABS_NR_TYPES];
 	u64 bytes_dispatched[TABS_NR_TYPES];
@@ -202,7 +204,11 @@ void tabs_done(struct tabs *t, int type, u64 nr, u64 bytes);
  * writes, summed, in any unit (only the ratio counts). In IDLE, tabs_tick()
  * sums it as it sums the outstanding counts, and SCHED's I_x is that sum
  * when both types had some; without calls, I_x is the outstanding counts.
+ * In SCHED it is summed over each epoch: a mix that moved away from the
+ * goal's (I_fua / I_read by more than TABS_REGOAL_PCT %) moves the goal to
+ * it at the epoch's end, alpha rescaled as at a phase's start.
  */
+#define TABS_REGOAL_PCT		25
 void tabs_demand(struct tabs *t, const u64 d[TABS_NR_FAIR]);
 /*
  * The control period (about 100 ms, may stretch): BWmax measurement, the

@@ -895,6 +895,80 @@ static void test_demand(void)
 	       (unsigned long long)t.i[TABS_FUA]);
 }
 
+/*
+ * A mix that moves under a SCHED phase moves its goal at the epoch's end
+ * (tabs_regoal()); one within TABS_REGOAL_PCT does not.
+ */
+static void test_regoal(void)
+{
+	struct tabs_params p;
+	struct tabs t;
+	u64 d[TABS_NR_FAIR];
+	u64 now;
+	int i;
+
+	params_set(&p);
+	tabs_init(&t, 0);
+	insert(&t, TABS_READ, 64);
+	insert(&t, TABS_FUA, 32);
+	d[TABS_READ] = 200;
+	d[TABS_FUA] = 100;
+	tabs_demand(&t, d);
+	tabs_tick(&t, &p, 100 * MS);
+	tap_ok(t.phase == TABS_SCHED && t.i[TABS_READ] == 682 &&
+	       t.i[TABS_FUA] == 341,
+	       "SCHED from a 2:1 demand (682/341), got %llu/%llu",
+	       (unsigned long long)t.i[TABS_READ],
+	       (unsigned long long)t.i[TABS_FUA]);
+	/* the epoch: FUA at FBW, reads at it: no feedback; mix 2:1 to 1:2 */
+	for (now = 200 * MS, i = 0; now <= 1100 * MS; now += 100 * MS, i++) {
+		d[TABS_READ] = 100;
+		d[TABS_FUA] = 200;
+		tabs_demand(&t, d);
+		insert(&t, TABS_READ, 1);
+		insert(&t, TABS_FUA, 1);
+		if (now == 1100 * MS) {
+			tabs_completed(&t, TABS_READ, 1066666666);
+			tabs_completed(&t, TABS_FUA, 133333333);
+		}
+		tabs_tick(&t, &p, now);
+	}
+	tap_ok(t.phase == TABS_SCHED && t.nr_regoal == 1 &&
+	       t.i[TABS_READ] * 2 == t.i[TABS_FUA],
+	       "the mix went 2:1 -> 1:2: goal moved at the epoch's end (I %llu/%llu)",
+	       (unsigned long long)t.i[TABS_READ],
+	       (unsigned long long)t.i[TABS_FUA]);
+	tap_ok(t.fbw[TABS_FUA] == 266666666 && t.fbw[TABS_READ] == 533333333,
+	       "FBW follows: FUA 2/3 of 4e8, reads 1/3 of 1.6e9 (%llu, %llu)",
+	       (unsigned long long)t.fbw[TABS_FUA],
+	       (unsigned long long)t.fbw[TABS_READ]);
+	/* alpha 1/2 (paper's start 2:1 -> 2048; fed back, then x4) */
+	tap_ok(t.alpha == t.alpha_fb && t.i_fb[TABS_FUA] == t.i[TABS_FUA],
+	       "alpha rescaled to the new mix and kept as the fed-back one (%u)",
+	       t.alpha);
+	/* a drift within 25 %: 1:2 -> 1:2.4 keeps the goal */
+	for (now = 1200 * MS; now <= 2100 * MS; now += 100 * MS) {
+		d[TABS_READ] = 100;
+		d[TABS_FUA] = 240;
+		tabs_demand(&t, d);
+		insert(&t, TABS_READ, 1);
+		insert(&t, TABS_FUA, 1);
+		tabs_tick(&t, &p, now);
+	}
+	tap_ok(t.nr_regoal == 1 && t.nr_epochs == 2,
+	       "a drift of 20 %% keeps the goal (regoals %llu, epochs %llu)",
+	       (unsigned long long)t.nr_regoal,
+	       (unsigned long long)t.nr_epochs);
+	/* no demand given in SCHED (caller without tenants): goal stays */
+	for (now = 2200 * MS; now <= 3100 * MS; now += 100 * MS) {
+		insert(&t, TABS_READ, 1);
+		insert(&t, TABS_FUA, 5);
+		tabs_tick(&t, &p, now);
+	}
+	tap_ok(t.nr_regoal == 1 && t.nr_epochs == 3,
+	       "no demand in the epoch: goal stays");
+}
+
 int main(void)
 {
 	test_params();
@@ -905,6 +979,7 @@ int main(void)
 	test_equations();
 	test_alpha_carry();
 	test_demand();
+	test_regoal();
 	test_bwmax_auto();
 	test_done_restart();
 	test_edges();
