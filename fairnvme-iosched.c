@@ -394,6 +394,20 @@ void fnv_d2fq_enqueue(struct fnv_data *fd, struct fnv_tenant *tn)
 	d2fq_arb_add(&fd->arb, &tn->d2, fnv_d2fq_class(fd, &tn->d2));
 }
 
+/* Tracepoint fairnvme_class: @tn goes from class @old to @new (@why) */
+static void fnv_trace_class(struct fnv_data *fd, struct fnv_tenant *tn,
+			    int old, int new, int why)
+{
+	u64 gvt;
+
+	if (old == new || !trace_fairnvme_class_enabled())
+		return;
+	gvt = d2fq_gvt_vt(atomic64_read(&fd->gvt));
+	trace_fairnvme_class(disk_devt(fd->q->disk), fnv_tenant_cgid(tn), old,
+			     new, d2fq_vt_diff(atomic64_read(&tn->d2.vt), gvt) >>
+			     D2FQ_VT_SHIFT, tn->d2.weight, why);
+}
+
 /*
  * A waiting tenant's class is chosen when it joins the class lists and
  * after each of its dispatches, and raised by fnv_d2fq_promote()'s scan.
@@ -416,6 +430,7 @@ void fnv_d2fq_reclass(struct fnv_data *fd, struct fnv_tenant *tn)
 	if (c != f->cls) {
 		fnv_msg(fd, tn, "class %d->%d (1 high, 2 medium, 3 low)",
 			f->cls, c);
+		fnv_trace_class(fd, tn, f->cls, c, 1);
 		d2fq_arb_move(&fd->arb, f, c);
 	}
 }
@@ -865,13 +880,15 @@ static struct request *fnv_d2fq_take(struct fnv_data *fd,
 {
 	struct d2fq_flow *f = &tn->d2;
 	struct request *rq;
+	enum d2fq_class to;
 
 	rq = fnv_tenant_next(tn);
 	*cls = f->cls;
 	d2fq_flow_served(f, f->cls, fnv_charge(fd, rq) << SECTOR_SHIFT);
 	/* with its last request, it is parked at the end of the rotation */
-	d2fq_arb_move(&fd->arb, f, tn->nr_queued > 1 ?
-		      fnv_d2fq_class(fd, f) : f->cls);
+	to = tn->nr_queued > 1 ? fnv_d2fq_class(fd, f) : f->cls;
+	fnv_trace_class(fd, tn, f->cls, to, 0);
+	d2fq_arb_move(&fd->arb, f, to);
 	return rq;
 }
 
@@ -923,8 +940,11 @@ static void fnv_d2fq_promote(struct fnv_data *fd)
 		if (!f || f->parked || !f->active)
 			continue;
 		to = fnv_d2fq_class(fd, f);
-		if (to < c)
+		if (to < c) {
+			fnv_trace_class(fd, container_of(f, struct fnv_tenant,
+							 d2), c, to, 2);
 			d2fq_arb_move(&fd->arb, f, to);
+		}
 	}
 }
 

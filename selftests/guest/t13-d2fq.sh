@@ -26,7 +26,7 @@
 RT=${FNV_T13_RUNTIME:-12}
 BASE="--rw=randread --direct=1 --ioengine=libaio --iodepth=2 --ramp_time=3 --randrepeat=0"
 
-tap_plan 13
+tap_plan 14
 fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_bw_dev) || tap_fail_rest "no bandwidth-throttled nvme device"
 io=/sys/block/$dev/queue/iosched
@@ -85,6 +85,7 @@ done
 tr=/sys/kernel/tracing
 echo >"$tr/trace"
 echo 1 >"$tr/events/fairnvme/fairnvme_hl/enable"
+echo 1 >"$tr/events/fairnvme/fairnvme_class/enable"
 echo 1 >"$tr/tracing_on"
 RT=${FNV_T13_RUNTIME3:-20}
 for s in none bfq; do
@@ -100,6 +101,7 @@ while kill -0 $runner 2>/dev/null; do
 	sleep 1
 done
 wait $runner
+echo 0 >"$tr/events/fairnvme/fairnvme_class/enable"
 RT=${FNV_T13_RUNTIME:-12}
 # the median of the second half of the samples
 hl=$(echo "$samples" | tr ' ' '\n' | grep . | awk '{ v[NR] = $1 } END {
@@ -132,6 +134,15 @@ tenants_wait
 echo 0 >"$tr/events/fairnvme/fairnvme_hl/enable"
 diag "H/L trajectory: $(grep -o 'hl=[0-9]*->[0-9]* eq[23]' "$tr/trace" | tr '\n' ' ')"
 check "fairnvme_hl traced the fall back" grep -q 'hl=[0-9]*->3 ' "$tr/trace"
+# every tenant's class changes, with its cgroup id, while 8:6:4:2 ran
+cls_ok=1
+for t in a b c d; do
+	id=$(stat -c %i "$CG_ROOT/$t")
+	n=$(grep -c "fairnvme_class: .* cgid=$id class [123]->[123] gap=-*[0-9]* weight=[0-9]* " "$tr/trace")
+	diag "fairnvme_class lines of $t (cgid $id): $n; first: $(grep -m1 "fairnvme_class: .* cgid=$id " "$tr/trace" | sed 's/.*fairnvme_class: //')"
+	[ "$n" -gt 0 ] || cls_ok=0
+done
+check "fairnvme_class traced class changes of each tenant with its cgroup id" test $cls_ok = 1
 
 echo 500 >"$io/beta_permille"
 echo auto >"$io/tau_l_bytes"

@@ -198,13 +198,62 @@ TRACE_EVENT(fairnvme_hl,
 		  (unsigned long long)__entry->sd_max)
 );
 
+/*
+ * fairnvme_class - a waiting tenant moved to another D2FQ class
+ * @dev:	device
+ * @cgid:	cgroup id of the tenant
+ * @old:	class before (1 high, 2 medium, 3 low)
+ * @new:	class after
+ * @gap:	tenant's vt - gvt that decided it (vt units; the class
+ *		boundaries are tau_l and 2 tau_l, see D2FQ in the docs)
+ * @weight:	weight the tenant is scheduled with
+ * @why:	0 at its dispatch (class of its next request), 1 the control
+ *		period's re-class, 2 raised by the arbiter's scan
+ */
+TRACE_EVENT(fairnvme_class,
+
+	TP_PROTO(dev_t dev, u64 cgid, int old, int new, s64 gap, u32 weight,
+		 int why),
+
+	TP_ARGS(dev, cgid, old, new, gap, weight, why),
+
+	TP_STRUCT__entry(
+		__field(dev_t, dev)
+		__field(u64, cgid)
+		__field(s64, gap)
+		__field(int, old)
+		__field(int, new)
+		__field(u32, weight)
+		__field(int, why)
+	),
+
+	TP_fast_assign(
+		__entry->dev = dev;
+		__entry->cgid = cgid;
+		__entry->gap = gap;
+		__entry->old = old;
+		__entry->new = new;
+		__entry->weight = weight;
+		__entry->why = why;
+	),
+
+	TP_printk("%d,%d cgid=%llu class %d->%d gap=%lld weight=%u %s",
+		  MAJOR(__entry->dev), MINOR(__entry->dev),
+		  (unsigned long long)__entry->cgid, __entry->old,
+		  __entry->new, (long long)__entry->gap, __entry->weight,
+		  __print_symbolic(__entry->why, { 0, "dispatch" },
+				   { 1, "period" }, { 2, "scan" }))
+);
+
 /**
  * fairnvme_tabs - TABS changed phase or throttling factor (tabs.c)
  * @dev:	device
  * @phase:	0 IDLE (counting, nothing held), 1 SCHED (FUA writes held)
  * @alpha:	FUA writes let go per read dispatched, in 1/1024
- * @i_read:	reads issued in the reset period SCHED started from (I_read)
- * @i_fua:	FUA writes issued then (I_fua)
+ * @i_read:	I_read SCHED started from: the tenants' weights split by
+ *		their outstanding reads and FUA writes, summed over IDLE's
+ *		control periods (the outstanding counts without tenants)
+ * @i_fua:	I_fua, likewise
  * @fbw_read:	fair bandwidth of reads (Eq. 1), bytes/s; 0 if BWmax unknown
  * @fbw_fua:	fair bandwidth of FUA writes, bytes/s
  * @bw_read:	reads' bandwidth in the last epoch, bytes/s
