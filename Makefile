@@ -110,7 +110,13 @@ install: modules install-tools
 # "systemctl enable --now fairnvme-weightd")
 PREFIX ?= /usr/local
 SYSTEMD_UNITDIR ?= /etc/systemd/system
-install-tools:
+# Static: the same binary goes into the test guest as /extra/fairnvme-blknotes
+$(BUILD)/fairnvme-blknotes: tools/fairnvme-blknotes.c
+	mkdir -p $(BUILD)
+	$(CC) -static -O2 -Wall -o $@ $<
+
+install-tools: $(BUILD)/fairnvme-blknotes
+	install -D -m 0755 $(BUILD)/fairnvme-blknotes $(DESTDIR)$(PREFIX)/bin/fairnvme-blknotes
 	install -D -m 0755 tools/fairnvme-weightd $(DESTDIR)$(PREFIX)/sbin/fairnvme-weightd
 	install -D -m 0755 tools/fairnvme-top $(DESTDIR)$(PREFIX)/sbin/fairnvme-top
 	mkdir -p $(DESTDIR)$(SYSTEMD_UNITDIR)
@@ -192,8 +198,8 @@ ssdsim:
 ssdsim2:
 	$(call ssd-module,$(KVER2),/usr/src/linux-headers-$(KVER2))
 
-guest-tests: modules ssdsim
-	FAIRNVME_EXTRA_FILES="$(strip $(FAIRNVME_EXTRA_FILES) $(BUILD)/ssdsim-$(KVER)/fnvssd.ko)" \
+guest-tests: modules ssdsim $(BUILD)/fairnvme-blknotes
+	FAIRNVME_EXTRA_FILES="$(strip $(FAIRNVME_EXTRA_FILES) $(BUILD)/ssdsim-$(KVER)/fnvssd.ko $(BUILD)/fairnvme-blknotes)" \
 		selftests/vm/run.sh --run tests $(if $(TESTS),--tests $(TESTS))
 
 # The second LTS kernel, 6.12 (tools/install-deps.sh installs the newest
@@ -215,9 +221,9 @@ modules2:
 	$(MAKE) -C /usr/src/linux-headers-$(KVER2) M=$(MOD2) \
 		FNV_BLOCKINC=$(BUILD)/linux-$(shell echo '$(KVER2)' | cut -d. -f1-2)/block modules
 
-guest-tests2: modules2 ssdsim2
+guest-tests2: modules2 ssdsim2 $(BUILD)/fairnvme-blknotes
 	FAIRNVME_KO=$(MOD2)/fairnvme.ko KVER=$(KVER2) \
-	FAIRNVME_EXTRA_FILES="$(strip $(FAIRNVME_EXTRA_FILES) $(BUILD)/ssdsim-$(KVER2)/fnvssd.ko)" \
+	FAIRNVME_EXTRA_FILES="$(strip $(FAIRNVME_EXTRA_FILES) $(BUILD)/ssdsim-$(KVER2)/fnvssd.ko $(BUILD)/fairnvme-blknotes)" \
 		selftests/vm/run.sh --run tests $(if $(TESTS2),--tests $(TESTS2)) \
 		--out $${TMPDIR:-/tmp}/fnv-vm-$(KVER2)
 

@@ -86,6 +86,15 @@ if MKE2FS=$(command -v mke2fs); then
 else
 	warn "mke2fs missing (apt-get install e2fsprogs): the journal test will skip"
 fi
+# blktrace and blkparse for t25 (blktrace; the test skips those points
+# without them)
+for t in blktrace blkparse; do
+	if b=$(command -v $t); then
+		copy_with_libs "$b"
+	else
+		warn "$t missing (apt-get install blktrace): t25 will skip its blktrace points"
+	fi
+done
 # glibc fallbacks if ldd ever prints the loader under another name
 [ -e "$STAGE/lib64/ld-linux-x86-64.so.2" ] || copy_with_path /lib64/ld-linux-x86-64.so.2
 
