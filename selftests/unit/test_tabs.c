@@ -819,6 +819,16 @@ static void test_alpha_carry(void)
 	       t.alpha);
 }
 
+/* tabs_demand() of @read:@fua, then tabs_tick() at @now */
+static unsigned int demand_tick(struct tabs *t, const struct tabs_params *p,
+				u64 read, u64 fua, u64 now)
+{
+	u64 d[TABS_NR_FAIR] = { [TABS_READ] = read, [TABS_FUA] = fua };
+
+	tabs_demand(t, d);
+	return tabs_tick(t, p, now);
+}
+
 /*
  * Eq. 1's I_x from the tenants' weights (tabs_demand()): a FUA-only tenant
  * of weight 300 beside a reader of weight 100 is owed 3/4 of the FUA
@@ -828,7 +838,6 @@ static void test_demand(void)
 {
 	struct tabs_params p;
 	struct tabs t;
-	u64 d[TABS_NR_FAIR];
 
 	params_set(&p);
 	tabs_init(&t, 0);
@@ -836,10 +845,7 @@ static void test_demand(void)
 	insert(&t, TABS_READ, 32);
 	insert(&t, TABS_FUA, 4);
 	insert(&t, TABS_READ, 28);
-	d[TABS_READ] = 100;
-	d[TABS_FUA] = 300;
-	tabs_demand(&t, d);
-	tabs_tick(&t, &p, 100 * MS);
+	demand_tick(&t, &p, 100, 300, 100 * MS);
 	tap_ok(t.phase == TABS_SCHED && t.i[TABS_READ] == 256 &&
 	       t.i[TABS_FUA] == 768,
 	       "I from weights 100:300, not outstanding 60:4: 256/768, got %llu/%llu",
@@ -852,10 +858,7 @@ static void test_demand(void)
 	tabs_init(&t, 0);
 	insert(&t, TABS_READ, 10);
 	insert(&t, TABS_FUA, 10);
-	d[TABS_READ] = 1;
-	d[TABS_FUA] = 0;
-	tabs_demand(&t, d);
-	tabs_tick(&t, &p, 100 * MS);
+	demand_tick(&t, &p, 1, 0, 100 * MS);
 	insert(&t, TABS_READ, 30);
 	insert(&t, TABS_FUA, 20);
 	tabs_tick(&t, &p, 200 * MS);
@@ -869,10 +872,7 @@ static void test_demand(void)
 	tabs_init(&t, 0);
 	insert(&t, TABS_READ, 64);
 	insert(&t, TABS_FUA, 1);
-	d[TABS_READ] = ~0ULL >> 2;
-	d[TABS_FUA] = ~0ULL >> 12;
-	tabs_demand(&t, d);
-	tabs_tick(&t, &p, 100 * MS);
+	demand_tick(&t, &p, ~0ULL >> 2, ~0ULL >> 12, 100 * MS);
 	tap_ok(t.phase == TABS_SCHED && t.i[TABS_READ] == 1023 &&
 	       t.i[TABS_FUA] == 1,
 	       "demand 2^62:2^52: I 1023/1, got %llu/%llu",
@@ -880,10 +880,7 @@ static void test_demand(void)
 	       (unsigned long long)t.i[TABS_FUA]);
 	/* restart forgets a demand summed before */
 	tabs_init(&t, 0);
-	d[TABS_READ] = 1;
-	d[TABS_FUA] = 1;
-	tabs_demand(&t, d);
-	tabs_tick(&t, &p, 100 * MS);
+	demand_tick(&t, &p, 1, 1, 100 * MS);
 	tabs_restart(&t, 200 * MS);
 	insert(&t, TABS_READ, 48);
 	insert(&t, TABS_FUA, 16);
@@ -903,7 +900,6 @@ static void test_regoal(void)
 {
 	struct tabs_params p;
 	struct tabs t;
-	u64 d[TABS_NR_FAIR];
 	u64 now;
 	int i;
 
@@ -911,10 +907,7 @@ static void test_regoal(void)
 	tabs_init(&t, 0);
 	insert(&t, TABS_READ, 64);
 	insert(&t, TABS_FUA, 32);
-	d[TABS_READ] = 200;
-	d[TABS_FUA] = 100;
-	tabs_demand(&t, d);
-	tabs_tick(&t, &p, 100 * MS);
+	demand_tick(&t, &p, 200, 100, 100 * MS);
 	tap_ok(t.phase == TABS_SCHED && t.i[TABS_READ] == 682 &&
 	       t.i[TABS_FUA] == 341,
 	       "SCHED from a 2:1 demand (682/341), got %llu/%llu",
@@ -922,16 +915,13 @@ static void test_regoal(void)
 	       (unsigned long long)t.i[TABS_FUA]);
 	/* the epoch: FUA at FBW, reads at it: no feedback; mix 2:1 to 1:2 */
 	for (now = 200 * MS, i = 0; now <= 1100 * MS; now += 100 * MS, i++) {
-		d[TABS_READ] = 100;
-		d[TABS_FUA] = 200;
-		tabs_demand(&t, d);
 		insert(&t, TABS_READ, 1);
 		insert(&t, TABS_FUA, 1);
 		if (now == 1100 * MS) {
 			tabs_completed(&t, TABS_READ, 1066666666);
 			tabs_completed(&t, TABS_FUA, 133333333);
 		}
-		tabs_tick(&t, &p, now);
+		demand_tick(&t, &p, 100, 200, now);
 	}
 	tap_ok(t.phase == TABS_SCHED && t.nr_regoal == 1 &&
 	       t.i[TABS_READ] * 2 == t.i[TABS_FUA],
@@ -948,12 +938,9 @@ static void test_regoal(void)
 	       t.alpha);
 	/* a drift within 25 %: 1:2 -> 1:2.4 keeps the goal */
 	for (now = 1200 * MS; now <= 2100 * MS; now += 100 * MS) {
-		d[TABS_READ] = 100;
-		d[TABS_FUA] = 240;
-		tabs_demand(&t, d);
 		insert(&t, TABS_READ, 1);
 		insert(&t, TABS_FUA, 1);
-		tabs_tick(&t, &p, now);
+		demand_tick(&t, &p, 100, 240, now);
 	}
 	tap_ok(t.nr_regoal == 1 && t.nr_epochs == 2,
 	       "a drift of 20 %% keeps the goal (regoals %llu, epochs %llu)",
