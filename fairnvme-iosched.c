@@ -1260,6 +1260,20 @@ static u64 fnv_svc_time(struct request *rq, u64 now, u64 prev)
  * read at dispatch and the atomics here are the controller's whole cost on
  * the hot path.
  */
+static void fnv_trace_complete(struct fnv_data *fd, struct fnv_tenant *tn,
+			       struct request *rq, u64 now)
+{
+	int write = req_op(rq) == REQ_OP_READ ? 0 :
+		    req_op(rq) == REQ_OP_WRITE ? 1 : 2;
+
+	trace_fairnvme_complete(disk_devt(fd->q->disk),
+				tn ? fnv_tenant_cgid(tn) : 0, write,
+				!!(rq->cmd_flags & REQ_FUA),
+				fnv_rq_sect(rq) << SECTOR_SHIFT,
+				now > rq->start_time_ns ?
+				now - rq->start_time_ns : 0);
+}
+
 static void fnv_completed_request(struct request *rq, u64 now)
 {
 	struct fnv_data *fd = rq->q->elevator->elevator_data;
@@ -1277,6 +1291,8 @@ static void fnv_completed_request(struct request *rq, u64 now)
 		return;
 	}
 	tn = fnv_rq_tenant(rq);
+	if (trace_fairnvme_complete_enabled())
+		fnv_trace_complete(fd, tn, rq, now);
 	/* TABS: sectors as dispatched (the request is done with its bytes) */
 	if (fnv_rq_flags(rq) & FNV_RQ_TABS) {
 		atomic64_add((1ULL << FNV_TABS_NR_SHIFT) |

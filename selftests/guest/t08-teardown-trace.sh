@@ -2,10 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Device removal with requests of several tenants queued in fairnvme and in
-# flight; the dispatch tracepoint reports the tenant's cgroup and weight.
+# flight, with the completion tracepoint on; the dispatch tracepoint
+# reports the tenant's cgroup and weight, the completion tracepoint its
+# cgroup, the request's size and its latency.
 . /tests/lib.sh
 
-tap_plan 9
+tap_plan 10
+tr=/sys/kernel/tracing
+cev=$tr/events/fairnvme/fairnvme_complete
 fnv_load || tap_fail_rest "fairnvme not available"
 
 # A slow null_blk (2 ms timer completions, 64 tags) keeps requests queued.
@@ -26,6 +30,7 @@ else
 	ARGS="--rw=randread --bs=4k --direct=1 --ioengine=libaio --iodepth=32 --numjobs=2"
 	tenant_start rma "$nb" 60 $ARGS
 	tenant_start rmb "$nb" 60 $ARGS
+	echo 1 >"$cev/enable"
 	sleep 3
 	busy=$(dev_sched_busy_wait "$nb" 4)
 	# a debug kernel (timing_off) submits too slowly to fill the tags
@@ -38,6 +43,7 @@ else
 	# fio goes on issuing (failing) I/O to the dead device until killed
 	killall -9 fio 2>/dev/null
 	tenants_wait
+	echo 0 >"$cev/enable"
 	rmdir /sys/kernel/config/nullb/fnvrm
 	check "cgroups of the removed device's tenants can be removed" sh -c \
 		". /tests/lib.sh; cg_destroy rma && cg_destroy rmb"
@@ -52,22 +58,25 @@ set_sched "$dev" fairnvme
 cg_create tr
 echo "default 300" >"$CG_ROOT/tr/io.fairnvme.weight"
 cgid=$(stat -c %i "$CG_ROOT/tr")
-ev=/sys/kernel/tracing/events/fairnvme/fairnvme_dispatch
-tr=/sys/kernel/tracing
+ev=$tr/events/fairnvme/fairnvme_dispatch
 echo 0 >"$tr/tracing_on"
 echo >"$tr/trace"
 echo 1 >"$ev/enable"
+echo 1 >"$cev/enable"
 echo 1 >"$tr/tracing_on"
 run_in_cg tr fio --eta=never --name=tr --filename=/dev/"$dev" --rw=randread --bs=4k \
 	--blockalign=8k --direct=1 --ioengine=libaio --iodepth=8 --number_ios=400 \
 	--output=/dev/null
 echo 0 >"$tr/tracing_on"
 echo 0 >"$ev/enable"
+echo 0 >"$cev/enable"
 n=$(grep -c "fairnvme_dispatch: .* cgid=$cgid weight=[0-9]* vtime=" "$tr/trace")
 assert_ge "dispatch events for cgroup $cgid" "$n" 400
 # the scheduling weight: 300, or as the controller scaled it
 check "first dispatch with the configured weight 300" sh -c \
 	"grep 'cgid=$cgid ' $tr/trace | head -n 1 | grep -q ' weight=300 '"
+n=$(grep -c "fairnvme_complete: .* cgid=$cgid read bytes=4096 lat_us=[0-9]*\$" "$tr/trace")
+assert_ge "completion events for cgroup $cgid, reads of 4096 bytes with a latency" "$n" 400
 check "events carry the device number" grep -q "fairnvme_dispatch: $(cat /sys/block/"$dev"/dev | tr : ,) " "$tr/trace"
 cg_destroy tr
 tap_done

@@ -245,6 +245,53 @@ TRACE_EVENT(fairnvme_class,
 				   { 1, "period" }, { 2, "scan" }))
 );
 
+/*
+ * fairnvme_complete - a request the scheduler dispatched completed
+ * @dev:	device
+ * @cgid:	cgroup id of the tenant (0: none, a request without a tenant)
+ * @write:	0 read, 1 write, 2 other (flush, discard, ...)
+ * @fua:	1 for a FUA write
+ * @bytes:	size at dispatch
+ * @lat_ns:	its latency: completion - allocation (the wait in the
+ *		scheduler and at the device)
+ *
+ * For per-tenant latency histograms (tools/bpftrace/fairnvme-latency.bt).
+ * Nothing is computed for it unless it is enabled.
+ */
+TRACE_EVENT(fairnvme_complete,
+
+	TP_PROTO(dev_t dev, u64 cgid, int write, int fua, u32 bytes,
+		 u64 lat_ns),
+
+	TP_ARGS(dev, cgid, write, fua, bytes, lat_ns),
+
+	TP_STRUCT__entry(
+		__field(dev_t, dev)
+		__field(u64, cgid)
+		__field(u64, lat_ns)
+		__field(u32, bytes)
+		__field(int, write)
+		__field(int, fua)
+	),
+
+	TP_fast_assign(
+		__entry->dev = dev;
+		__entry->cgid = cgid;
+		__entry->lat_ns = lat_ns;
+		__entry->bytes = bytes;
+		__entry->write = write;
+		__entry->fua = fua;
+	),
+
+	TP_printk("%d,%d cgid=%llu %s%s bytes=%u lat_us=%llu",
+		  MAJOR(__entry->dev), MINOR(__entry->dev),
+		  (unsigned long long)__entry->cgid,
+		  __print_symbolic(__entry->write, { 0, "read" },
+				   { 1, "write" }, { 2, "other" }),
+		  __entry->fua ? "+fua" : "", __entry->bytes,
+		  (unsigned long long)__entry->lat_ns / 1000)
+);
+
 /**
  * fairnvme_tabs - TABS changed phase or throttling factor (tabs.c)
  * @dev:	device
