@@ -13,6 +13,12 @@
 #   make ssdsim          the emulated SSD of the guest tests (fnvssd.ko,
 #                        Documentation/fnvssd.rst) for KVER; ssdsim2 for KVER2
 #   make vmtest          guest tests only (TESTS=t01,t03 for a subset)
+#   make full-image      the full guest's Debian root (systemd, bpftrace,
+#                        blktrace, python3; mmdebstrap, about 1.5 min, cached
+#                        in .build/full-image/ until its package list or
+#                        selftests/vm/mkrootfs.sh changes)
+#   make guest-full      selftests/full/ in that guest on KVER (FULL_TESTS=f01
+#                        for a subset); guest-full2 on KVER2
 #   make bench           null_blk overhead of fairnvme vs. other schedulers
 #   make demo            three weighted cgroups on an emulated NVMe
 #   make deps            install the Debian packages the above need
@@ -73,7 +79,8 @@ export KVER FNV_VERSION
 	guest-tests guest-bench guest-demo checkpatch sparse modules2 guest-tests2 \
 	ssdsim ssdsim2 \
 	check-debug debug-kernel guest-tests-debug version \
-	dkms-install dkms-uninstall dkms-build-check guest-dkms
+	dkms-install dkms-uninstall dkms-build-check guest-dkms \
+	full-image guest-full guest-full2
 
 all: modules
 
@@ -233,6 +240,27 @@ guest-tests2: modules2 ssdsim2 $(BUILD)/fairnvme-blknotes
 $(BUILD)/qd1read: tools/qd1read.c
 	mkdir -p $(BUILD)
 	$(CC) -static -O2 -Wall -o $@ $<
+
+# The full guest (selftests/vm/run.sh --image full): Debian 12 with systemd,
+# bpftrace, blktrace and python3 (selftests/vm/mkrootfs.sh: mmdebstrap once,
+# cached in .build/full-image/), booted from an ext4 image read-only, the
+# module tree, fairnvme.ko, tools/ and selftests/full/ on a per-run disk;
+# runs selftests/full/f[0-9]*.sh (FULL_TESTS=f01,f02 for a subset).
+FULL_TESTS ?=
+
+full-image:
+	selftests/vm/mkrootfs.sh >/dev/null
+
+guest-full: modules ssdsim $(BUILD)/fairnvme-blknotes full-image
+	FAIRNVME_EXTRA_FILES="$(strip $(FAIRNVME_EXTRA_FILES) $(BUILD)/ssdsim-$(KVER)/fnvssd.ko $(BUILD)/fairnvme-blknotes)" \
+		selftests/vm/run.sh --image full --run tests $(if $(FULL_TESTS),--tests $(FULL_TESTS)) \
+		--out $${TMPDIR:-/tmp}/fnv-full
+
+guest-full2: modules2 ssdsim2 $(BUILD)/fairnvme-blknotes full-image
+	FAIRNVME_KO=$(MOD2)/fairnvme.ko KVER=$(KVER2) \
+	FAIRNVME_EXTRA_FILES="$(strip $(FAIRNVME_EXTRA_FILES) $(BUILD)/ssdsim-$(KVER2)/fnvssd.ko $(BUILD)/fairnvme-blknotes)" \
+		selftests/vm/run.sh --image full --run tests $(if $(FULL_TESTS),--tests $(FULL_TESTS)) \
+		--out $${TMPDIR:-/tmp}/fnv-full-$(KVER2)
 
 guest-bench: modules $(BUILD)/qd1read
 	FAIRNVME_EXTRA_FILES="$(strip $(FAIRNVME_EXTRA_FILES) $(BUILD)/qd1read)" \

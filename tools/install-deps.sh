@@ -51,6 +51,7 @@ have_cmd depmod || want kmod "the guest's module tree"
 have_cmd python3 || want python3 "tools/fairnvme-weightd and its unit test"
 have_cmd blkparse || want blktrace "tools/fairnvme-blknotes' unit test (blkparse)"
 have_cmd gzip || want gzip "the guest initramfs"
+have_cmd mmdebstrap || want mmdebstrap "the full test guest's Debian root (make full-image)"
 # root's PATH has /usr/sbin, a user's may not
 { have_cmd dkms || [ -x /usr/sbin/dkms ]; } ||
 	want dkms "make dkms-build-check, make dkms-install"

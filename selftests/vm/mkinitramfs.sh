@@ -16,6 +16,8 @@
 #   FNV_GZIP_LEVEL        gzip level (default 1: the archive is mostly binaries)
 #   FNV_MODROOT           root the kernel's modules are under
 #                         (<root>/lib/modules/$KVER; default /)
+#   FNV_INITRAMFS_MODS    more modules to ship, space-separated (run.sh
+#                         --image full: virtio_pci virtio_blk)
 set -eu
 
 die() { echo "mkinitramfs: error: $*" >&2; exit 1; }
@@ -99,7 +101,7 @@ done
 [ -e "$STAGE/lib64/ld-linux-x86-64.so.2" ] || copy_with_path /lib64/ld-linux-x86-64.so.2
 
 # --- kernel modules ----------------------------------------------------
-MODS="nvme null_blk configfs bfq kyber-iosched crc64_rocksoft_generic crct10dif_generic ext4"
+MODS="nvme null_blk configfs bfq kyber-iosched crc64_rocksoft_generic crct10dif_generic ext4 ${FNV_INITRAMFS_MODS:-}"
 KMODDST=$STAGE/lib/modules/$KVER
 mkdir -p "$KMODDST"
 add_module_deps() { # add module $1 (name or path) and its dependencies

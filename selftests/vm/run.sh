@@ -6,7 +6,13 @@
 #
 # usage: selftests/vm/run.sh [--run tests|demo|bench|shell] [--tests t01,t03]
 #                            [--timeout SEC] [--out DIR] [--sched NAME --mod MODULE]
+#                            [--image busybox|full]
 #
+#   --image     busybox (default): the busybox initramfs runs selftests/guest;
+#               full: Debian 12 with systemd, bpftrace, blktrace, python3
+#               (selftests/vm/mkrootfs.sh, cached in .build/full-image; its
+#               first build needs mmdebstrap and a Debian mirror) runs
+#               selftests/full/f[0-9]*.sh; --run tests or shell only
 #   --run       what the guest runs (default tests)
 #   --tests     comma-separated test prefixes (default: all /tests/t[0-9]*.sh)
 #   --timeout   hard timeout of the whole guest run in seconds (default: the
@@ -41,9 +47,9 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 
-RUN=tests TESTS="" TIMEOUT="" OUT="${TMPDIR:-/tmp}/fnv-vm" SCHED="" MOD="" MOD_SET=0
+RUN=tests TESTS="" TIMEOUT="" OUT="${TMPDIR:-/tmp}/fnv-vm" SCHED="" MOD="" MOD_SET=0 IMAGE=busybox
 usage() {
-	sed -n '4,34p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,40p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-2}"
 }
 while [ $# -gt 0 ]; do
@@ -54,11 +60,20 @@ while [ $# -gt 0 ]; do
 	--out) OUT=${2:?}; shift 2 ;;
 	--sched) SCHED=${2:?}; shift 2 ;;
 	--mod) MOD=${2?}; MOD_SET=1; shift 2 ;;
+	--image) IMAGE=${2:?}; shift 2 ;;
 	-h | --help) usage 0 ;;
 	*) echo "run.sh: unknown argument '$1'" >&2; usage ;;
 	esac
 done
 case "$RUN" in tests | demo | bench | shell) ;; *) echo "run.sh: --run must be tests, demo, bench or shell" >&2; exit 2 ;; esac
+case "$IMAGE" in
+busybox) TDIR=$REPO/selftests/guest TPFX=t SUITE=guest ;;
+full)
+	TDIR=$REPO/selftests/full TPFX=f SUITE=full
+	case "$RUN" in tests | shell) ;; *) echo "run.sh: --image full runs tests or shell only" >&2; exit 2 ;; esac
+	;;
+*) echo "run.sh: --image must be busybox or full" >&2; exit 2 ;;
+esac
 case "$TIMEOUT" in *[!0-9]*) echo "run.sh: --timeout needs seconds" >&2; exit 2 ;; esac
 [ -z "$TIMEOUT" ] || [ "$TIMEOUT" -ge 60 ] || { echo "run.sh: --timeout must be >= 60" >&2; exit 2; }
 
@@ -79,7 +94,7 @@ SCALE=${FNV_TIMEOUT_SCALE:-1}
 case "$SCALE" in '' | *[!0-9]* | 0) echo "run.sh: FNV_TIMEOUT_SCALE must be a positive integer" >&2; exit 2 ;; esac
 NPLAN=0 LIMITS=0
 if [ "$RUN" = tests ]; then
-	for f in "$REPO"/selftests/guest/t[0-9]*.sh; do
+	for f in "$TDIR"/"$TPFX"[0-9]*.sh; do
 		selected "$f" || continue
 		NPLAN=$((NPLAN + 1))
 		lim=$(sed -n 's/^# fnv-timeout: *\([0-9][0-9]*\).*/\1/p' "$f" | head -n 1)
@@ -107,6 +122,9 @@ need gzip gzip
 need depmod kmod
 need modprobe kmod
 need timeout coreutils
+if [ "$IMAGE" = full ]; then
+	need mke2fs e2fsprogs
+fi
 if [ ! -x /bin/busybox ] || ldd /bin/busybox >/dev/null 2>&1; then
 	echo "run.sh: error: static /bin/busybox not found: apt-get install busybox-static" >&2
 	missing=1
@@ -153,7 +171,25 @@ IMG2=$OUT/nvme-bw.img
 rm -f "$LOG" "$TAP" "$DMESG"
 
 # ------------------------------------------------------------- build ------
-"$HERE/mkinitramfs.sh" "$INITRD"
+FULL_DRIVES=()
+if [ "$IMAGE" = full ]; then
+	# the cached Debian root (built the first time, minutes), booted with
+	# snapshot=on: the guest writes to a temporary overlay only; the
+	# per-run payload (modules, fairnvme.ko, tests, tools) read-only
+	t0=$(date +%s)
+	ROOTIMG=$("$HERE/mkrootfs.sh") || { echo "run.sh: error: selftests/vm/mkrootfs.sh failed" >&2; exit 2; }
+	PAYLOAD=$OUT/payload.img
+	"$HERE/mkpayload.sh" "$PAYLOAD"
+	FNV_INITRAMFS_MODS="virtio_pci virtio_blk" "$HERE/mkinitramfs.sh" "$INITRD"
+	echo "run.sh: full image and payload ready in $(($(date +%s) - t0)) s" >&2
+	# shellcheck disable=SC2054
+	FULL_DRIVES=(-drive "file=$ROOTIMG,if=none,id=root,format=raw,snapshot=on,cache=unsafe"
+		-device virtio-blk-pci,drive=root,serial=fnvroot
+		-drive "file=$PAYLOAD,if=none,id=payload,format=raw,readonly=on"
+		-device virtio-blk-pci,drive=payload,serial=fnvpayload)
+else
+	"$HERE/mkinitramfs.sh" "$INITRD"
+fi
 
 rm -f "$IMG" "$IMG2"
 truncate -s "${FNV_NVME_SIZE:-1G}" "$IMG"
@@ -164,6 +200,8 @@ CMDLINE="console=ttyS0 loglevel=4 panic=-1 hung_task_timeout_secs=60 hung_task_p
 CMDLINE="$CMDLINE fnv.run=$RUN fnv.timeout=$GUEST_TIMEOUT fnv.test_timeout=${FNV_TEST_TIMEOUT:-420}"
 [ "$SCALE" != 1 ] && CMDLINE="$CMDLINE fnv.timeout_scale=$SCALE"
 [ -n "$TESTS" ] && CMDLINE="$CMDLINE fnv.tests=$TESTS"
+# systemd's status lines would interleave with the tests' on the console
+[ "$IMAGE" = full ] && CMDLINE="$CMDLINE fnv.root=fnvroot systemd.show_status=0 systemd.log_level=notice"
 [ -n "$SCHED" ] && CMDLINE="$CMDLINE fnv.sched=$SCHED"
 [ "$MOD_SET" = 1 ] && CMDLINE="$CMDLINE fnv.mod=$MOD"
 [ -n "${FNV_GUEST_ARGS:-}" ] && CMDLINE="$CMDLINE fnv.args=$FNV_GUEST_ARGS"
@@ -177,9 +215,10 @@ QEMU=(qemu-system-x86_64 -accel tcg -cpu max -smp "${FNV_SMP:-2}" -m "${FNV_MEM:
 	-device nvme,serial=fnv0001,drive=nvm,max_ioqpairs=4
 	-drive "file=$IMG2,if=none,id=nvm2,format=raw,cache=writeback,aio=threads,throttling.iops-total=${FNV_NVME_IOPS:-2000},throttling.bps-total=${FNV_NVME2_BPS:-4194304}"
 	-device nvme,serial=fnv0002,drive=nvm2,max_ioqpairs=4
+	"${FULL_DRIVES[@]+"${FULL_DRIVES[@]}"}"
 	-nic none ${FNV_QEMU_EXTRA:-})
 
-echo "run.sh: booting $KVER (run=$RUN${TESTS:+ tests=$TESTS}${SCHED:+ sched=$SCHED}, timeout ${TIMEOUT}s), log: $LOG" >&2
+echo "run.sh: booting $KVER (image=$IMAGE, run=$RUN${TESTS:+ tests=$TESTS}${SCHED:+ sched=$SCHED}, timeout ${TIMEOUT}s), log: $LOG" >&2
 start=$(date +%s)
 # Live output: everything when stdout is a terminal, otherwise only progress.
 if [ -t 1 ]; then
@@ -220,7 +259,7 @@ fi
 # line over the scripts. A script fails if a point failed, its plan does not
 # match, it exited non-zero or it did not finish. In demo and bench mode the
 # script's output is shown as it is and its exit status is the point.
-awk -v mode="$RUN" -v tapfile="$TAP" -v nplan="$NPLAN" '
+awk -v mode="$RUN" -v tapfile="$TAP" -v nplan="$NPLAN" -v suite="$SUITE" '
 function emit(s) { print s >> tapfile }
 function flush_block(   why) {
 	if (name == "") return
@@ -238,8 +277,8 @@ function flush_block(   why) {
 		else { why = sprintf("exited rc=%s", rc); fail++ }
 	}
 	n++
-	if (why == "") { emit(sprintf("ok %d selftests: fairnvme/guest: %s # time=%s", n, name, tm)); spass++ }
-	else { emit(sprintf("not ok %d selftests: fairnvme/guest: %s # %s, time=%s", n, name, why, tm)); sfail++ }
+	if (why == "") { emit(sprintf("ok %d selftests: fairnvme/%s: %s # time=%s", n, suite, name, tm)); spass++ }
+	else { emit(sprintf("not ok %d selftests: fairnvme/%s: %s # %s, time=%s", n, suite, name, why, tm)); sfail++ }
 	times = times sprintf(" %s=%s", name, tm)
 	name = ""
 }
@@ -249,7 +288,7 @@ BEGIN { emit("TAP version 13"); emit("1.." nplan) }
 !inrun { next }
 /^FNV-TEST-BEGIN / {
 	flush_block(); name = $2; plan = -1; pts = 0; bfail = 0; ended = 0; rc = "?"; tm = "?"
-	emit("# selftests: fairnvme/guest: " name); next
+	emit("# selftests: fairnvme/" suite ": " name); next
 }
 /^FNV-TEST-END / {
 	ended = 1

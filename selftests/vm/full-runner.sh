@@ -1,0 +1,199 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# full-runner.sh - the test run of the full guest (Debian with systemd;
+# selftests/vm/run.sh --image full), started by fnv-full.service from the
+# payload disk as /fnv/full-runner.sh, its output on the serial console.
+#
+# The counterpart of selftests/vm/init's run part, with the same kernel
+# command line knobs (fnv.run=tests|shell, fnv.tests=f01,..., fnv.timeout,
+# fnv.test_timeout, fnv.timeout_scale, fnv.sched, fnv.mod, fnv.args) and the
+# same console protocol (FNV-BEGIN, FNV-TEST-BEGIN/END, FNV-END rc=N,
+# FNV-DMESG-BEGIN/END); it runs /tests/f[0-9]*.sh (selftests/full) with
+# sh, each in its own session with a time limit, then powers off.
+set -u
+
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=dumb LANG=C LC_ALL=C
+
+log() { echo "fnv-full: $*"; }
+
+FNV_RUN=tests FNV_TESTS="" FNV_TIMEOUT=1700 FNV_TEST_TIMEOUT=420 FNV_TIMEOUT_SCALE=1
+FNV_SCHED=fairnvme FNV_MOD=fairnvme
+read -r -a words </proc/cmdline
+for w in "${words[@]}"; do
+	case "$w" in
+	fnv.run=*) FNV_RUN=${w#fnv.run=} ;;
+	fnv.tests=*) FNV_TESTS=${w#fnv.tests=} ;;
+	fnv.timeout=*) FNV_TIMEOUT=${w#fnv.timeout=} ;;
+	fnv.test_timeout=*) FNV_TEST_TIMEOUT=${w#fnv.test_timeout=} ;;
+	fnv.timeout_scale=*) FNV_TIMEOUT_SCALE=${w#fnv.timeout_scale=} ;;
+	fnv.sched=*) FNV_SCHED=${w#fnv.sched=} ;;
+	fnv.mod=*) FNV_MOD=${w#fnv.mod=} ;;
+	fnv.args=*)
+		for kv in $(echo "${w#fnv.args=}" | tr ',' ' '); do
+			case "$kv" in
+			*=*) export "FNV_${kv%%=*}=${kv#*=}" ;;
+			esac
+		done
+		;;
+	esac
+done
+export FNV_RUN FNV_TESTS FNV_SCHED FNV_MOD FNV_TEST_TIMEOUT
+
+dump_dmesg() {
+	echo "FNV-DMESG-BEGIN"
+	dmesg
+	echo "FNV-DMESG-END"
+}
+power_off() {
+	sync
+	# the root is a throwaway overlay (QEMU snapshot=on): no need to stop
+	# services or unmount
+	systemctl --force --force poweroff
+	sleep 10
+	echo o >/proc/sysrq-trigger
+}
+
+# --- watchdog ------------------------------------------------------------
+(
+	sleep "$FNV_TIMEOUT"
+	echo "FNV-WATCHDOG: guest run exceeded ${FNV_TIMEOUT}s, powering off"
+	echo w >/proc/sysrq-trigger
+	sleep 1
+	dump_dmesg
+	power_off
+) &
+WATCHDOG=$!
+
+log "systemd started the runner at $(cut -d' ' -f1 /proc/uptime) s of uptime"
+echo 1 >/proc/sys/kernel/sysrq
+
+# --- modules, as selftests/vm/init loads them ----------------------------
+modload() {
+	local out
+	if ! out=$(modprobe "$@" 2>&1); then
+		log "modprobe $* failed: $out"
+		return 1
+	fi
+}
+modload crct10dif_generic
+modload crc64_rocksoft_generic
+modload configfs
+mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config 2>/dev/null
+mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+modload nvme
+modload null_blk nr_devices=0
+modload bfq
+modload kyber-iosched
+
+# wait for the emulated NVMe namespaces (probe is asynchronous)
+i=0
+nvme_count() {
+	local d n=0
+	for d in /sys/block/nvme*n*; do
+		case "${d##*/}" in nvme[0-9]*n[0-9]*) [ -e "$d" ] && n=$((n + 1)) ;; esac
+	done
+	echo $n
+}
+while [ $i -lt 100 ] && [ "$(nvme_count)" -lt 2 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+
+log "kernel $(uname -r), $(nproc) cpus, $(awk '/MemTotal/{print $2" kB"}' /proc/meminfo), systemd $(systemctl --version | awk 'NR == 1 {print $2}')"
+[ -r /fnv/fnv-build ] && sed 's/^/fnv-full: build: /' /fnv/fnv-build
+[ -r /etc/fnv-rootfs ] && sed 's/^/fnv-full: rootfs: /' /etc/fnv-rootfs
+for d in /sys/block/nvme*n*; do
+	[ -e "$d" ] || continue
+	log "$(basename "$d"): $(cat "$d/size") sectors, hw queues: $(cd "$d/mq" && echo *), scheduler: $(cat "$d/queue/scheduler")"
+done
+log "cgroup root controllers: $(cat /sys/fs/cgroup/cgroup.controllers), enabled: $(cat /sys/fs/cgroup/cgroup.subtree_control)"
+
+# --- run -----------------------------------------------------------------
+run_one() { # run_one NAME FILE
+	local name=$1 file=$2 lim t0 t1 pid n timed_out rc st
+	lim=$(sed -n 's/^# fnv-timeout: *\([0-9][0-9]*\).*/\1/p' "$file" | head -n 1)
+	lim=$((${lim:-$FNV_TEST_TIMEOUT} * FNV_TIMEOUT_SCALE))
+	echo "FNV-TEST-BEGIN $name"
+	t0=$(cut -d. -f1 /proc/uptime)
+	(cd /tmp && exec setsid sh "$file") </dev/null &
+	pid=$!
+	n=0 timed_out=0
+	while kill -0 "$pid" 2>/dev/null; do
+		st=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)
+		[ "$st" = Z ] && break
+		sleep 1
+		n=$((n + 1))
+		if [ $n -ge "$lim" ]; then
+			echo "# FNV: $name exceeded its limit of ${lim}s, killing it"
+			echo "not ok - $name: timeout after ${lim}s"
+			echo w >/proc/sysrq-trigger
+			kill -9 "-$pid" 2>/dev/null
+			timed_out=1
+			break
+		fi
+	done
+	wait "$pid"
+	rc=$?
+	[ $timed_out = 1 ] && rc=124
+	kill -9 "-$pid" 2>/dev/null
+	# and the transient units a test left (systemd-run --unit=fnv-...),
+	# this one (fnv-full.service) excepted
+	units=$(systemctl list-units --all --plain --no-legend 'fnv-*' 2>/dev/null |
+		awk '$1 != "fnv-full.service" { print $1 }')
+	if [ -n "$units" ]; then
+		log "stopping what $name left: $(echo "$units" | tr '\n' ' ')"
+		# shellcheck disable=SC2086
+		systemctl kill --signal=KILL $units >/dev/null 2>&1
+		# shellcheck disable=SC2086
+		systemctl stop $units >/dev/null 2>&1
+		# shellcheck disable=SC2086
+		systemctl reset-failed $units >/dev/null 2>&1
+	fi
+	t1=$(cut -d. -f1 /proc/uptime)
+	echo "FNV-TEST-END $name rc=$rc time=$((t1 - t0))s"
+	[ "$rc" = 0 ]
+}
+
+selected() {
+	local b t
+	[ -z "$FNV_TESTS" ] && return 0
+	b=$(basename "$1" .sh)
+	for t in ${FNV_TESTS//,/ }; do
+		case "$b" in
+		"$t" | "$t"-*) return 0 ;;
+		esac
+	done
+	return 1
+}
+
+echo "FNV-BEGIN"
+failed=0
+case "$FNV_RUN" in
+tests)
+	found=0
+	for f in /tests/f[0-9]*.sh; do
+		[ -f "$f" ] || continue
+		selected "$f" || continue
+		found=1
+		run_one "$(basename "$f" .sh)" "$f" || failed=$((failed + 1))
+	done
+	if [ $found = 0 ]; then
+		echo "not ok - no test matched fnv.tests='$FNV_TESTS'"
+		failed=1
+	fi
+	;;
+shell)
+	log "interactive shell (bash) on ttyS0; exit to power off"
+	setsid -c -w bash -l </dev/ttyS0 >/dev/ttyS0 2>&1
+	;;
+*)
+	echo "not ok - fnv.run=$FNV_RUN is not supported in the full guest"
+	failed=1
+	;;
+esac
+echo "FNV-END rc=$failed"
+kill "$WATCHDOG" 2>/dev/null
+dump_dmesg
+power_off
