@@ -1,0 +1,113 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# fnv-timeout: 420
+#
+# Every script of tools/bpftrace runs against the module (bpftrace from
+# Debian 12, in the systemd guest) and prints a line per tenant. The five
+# are attached at once, then two tenants (weights 100 and 300) read the
+# emulated NVMe for 8 s, nothing tuned; then each script is stopped with
+# SIGINT, as Ctrl-C would. Asserted, per script, what it must show for both
+# tenants (cgroup ids): the latency histograms, the dispatches per class,
+# their state changes (each tenant starts idle and becomes busy), the
+# dispatches per class beside the H/L ratio, the dispatch counts. The
+# shares the class counts give are printed, not asserted here (t03 and
+# f01 assert the weights).
+. /tests/lib.sh
+
+TOOLS=${FNV_TOOLS:-/tools}
+BT=$TOOLS/bpftrace
+W=$FNV_WORK/f02
+SCRIPTS="latency classes states hl shares"
+
+tap_plan 7
+command -v bpftrace >/dev/null 2>&1 || tap_skip_rest "no bpftrace in this guest"
+[ -r "$BT/fairnvme-latency.bt" ] || tap_fail_rest "no $BT/fairnvme-latency.bt"
+fnv_load || tap_fail_rest "fairnvme not available"
+dev=$(nvme_dev) || tap_fail_rest "no nvme device"
+rm -rf "$W"
+mkdir -p "$W"
+set_sched "$dev" fairnvme || tap_fail_rest "cannot select fairnvme on $dev"
+majmin=$(cat "/sys/block/$dev/dev")
+maj=${majmin%:*} min=${majmin#*:}
+cg_create A
+cg_create B
+cg_set_weight A 100
+cg_set_weight B 300
+ida=$(stat -c %i "$CG_ROOT/A")
+idb=$(stat -c %i "$CG_ROOT/B")
+diag "device $dev ($maj:$min); tenant A cgroup id $ida (weight 100), B $idb (weight 300)"
+
+pids=""
+for s in $SCRIPTS; do
+	# at most 300 s each, whatever happens (then SIGINT, then SIGKILL)
+	timeout -s INT -k 10 300 bpftrace "$BT/fairnvme-$s.bt" "$maj" "$min" \
+		>"$W/$s.out" 2>"$W/$s.err" &
+	pids="$pids $!"
+done
+# bpftrace prints "Attaching N probes..." once its programs are loaded;
+# one that exited (a program the kernel refused) is not waited for
+attached() {
+	for s in $SCRIPTS; do
+		grep -q '^Attaching' "$W/$s.out" || return 1
+	done
+}
+settled() {
+	attached && return 0
+	# shellcheck disable=SC2086
+	for p in $pids; do kill -0 "$p" 2>/dev/null || return 0; done
+	return 1
+}
+t0=$(now_ms)
+wait_until 240 settled
+if attached; then
+	ok "the $(echo "$SCRIPTS" | wc -w) scripts attached in $(($(now_ms) - t0)) ms"
+else
+	for s in $SCRIPTS; do
+		grep -q '^Attaching' "$W/$s.out" ||
+			diag "$s: not attached: $(head -c 600 "$W/$s.err" | tr '\n' ' ')"
+	done
+	not_ok "every script attached" "see the lines above"
+fi
+tenant_start A "$dev" 8 --rw=randread --bs=4k --direct=1 --ioengine=libaio \
+	--iodepth=16 --randrepeat=0
+tenant_start B "$dev" 8 --rw=randread --bs=4k --direct=1 --ioengine=libaio \
+	--iodepth=16 --randrepeat=0
+tenants_wait
+bad=$?
+diag "fio done after $(($(now_ms) - t0)) ms"
+# stop them as Ctrl-C does: each prints its maps and exits
+# shellcheck disable=SC2086
+kill -INT $pids 2>/dev/null
+for p in $pids; do wait "$p"; done
+diag "scripts ended after $(($(now_ms) - t0)) ms"
+diag "fio: A $(tenant_iops A) IOPS, B $(tenant_iops B) IOPS"
+for s in $SCRIPTS; do
+	diag "--- fairnvme-$s.bt (first 12 lines after the header; $(wc -l <"$W/$s.out") lines)"
+	sed -n '2,13p' "$W/$s.out" | while IFS= read -r l; do diag "  $l"; done
+	[ -s "$W/$s.err" ] && diag "  stderr: $(head -c 900 "$W/$s.err" | tr '\n' ' ')"
+done
+
+# has FILE REGEX : a line of FILE matches (extended regex)
+has() { grep -qE "$2" "$W/$1.out"; }
+both() { # both SCRIPT PREFIX SUFFIX : a line for A and one for B
+	has "$1" "$2$ida$3" && has "$1" "$2$idb$3"
+}
+check "fio ran for both tenants" test "$bad" = 0
+check "latency: a read histogram per tenant" both latency '^@read_us\[' '\]:'
+check "classes: dispatches per class per tenant" \
+	both classes '^@(urgent|high|medium|low)\[' '\]: [0-9]+'
+check "states: a state change line per tenant, with its cgroup path" \
+	sh -c "grep -qE '^[0-9]+ +$maj,$min +$ida +[a-z]+ +-> +[a-z]+ .*/A\$' '$W/states.out' &&
+	       grep -qE '^[0-9]+ +$maj,$min +$idb +[a-z]+ +-> +[a-z]+ .*/B\$' '$W/states.out'"
+check "hl: the tenants' dispatches per class beside the H/L ratio" \
+	both hl '^@class_of_tenant\[' ', [123]\]: [0-9]+'
+check "shares: dispatches per tenant" both shares '^@reqs\[' '\]: [0-9]+'
+# B's share of the dispatches the class counts saw (printed, not asserted)
+awk -v a="$ida" -v b="$idb" -F'[][,:]' '
+	/^@(urgent|high|medium|low)\[/ { n[$2 + 0] += $4 }
+	END { if (n[a] + n[b] > 0) printf "# classes.bt: B (weight 300) had %.3f of the dispatches (0.75 due)\n", n[b] / (n[a] + n[b]) }' \
+	"$W/classes.out"
+diag "H/L changes seen by hl.bt: $(grep -cE '^[0-9]+ +[0-9]+,[0-9]+ +[0-9]+ -> ' "$W/hl.out")"
+cg_destroy A
+cg_destroy B
+tap_done
