@@ -7,7 +7,8 @@
 #                        and fairnvme-top, fairnvme-weightd with its unit
 #                        (install-tools: PREFIX, SYSTEMD_UNITDIR, DESTDIR)
 #   make check           unit tests in user space, then every guest test on
-#                        6.1, then on 6.12 (guest-tests2),
+#                        6.1, the systemd guest's (guest-full) on 6.1, then
+#                        the guest tests on 6.12 (guest-tests2),
 #                        then t01 with the modules DKMS builds (guest-dkms)
 #   make unit            unit tests only
 #   make ssdsim          the emulated SSD of the guest tests (fnvssd.ko,
@@ -178,6 +179,7 @@ unit:
 check: deps
 	$(MAKE) unit
 	$(MAKE) guest-tests
+	$(MAKE) guest-full
 	$(MAKE) guest-tests2
 	$(MAKE) guest-dkms
 
