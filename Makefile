@@ -115,7 +115,8 @@ install: modules install-tools
 	depmod -a $(KVER)
 
 # fairnvme-top, fairnvme-weightd and its systemd unit (enable it with
-# "systemctl enable --now fairnvme-weightd")
+# "systemctl enable --now fairnvme-weightd"), the bpftrace scripts into
+# $(PREFIX)/share/fairnvme/bpftrace
 PREFIX ?= /usr/local
 SYSTEMD_UNITDIR ?= /etc/systemd/system
 # Static: the same binary goes into the test guest as /extra/fairnvme-blknotes
@@ -127,6 +128,8 @@ install-tools: $(BUILD)/fairnvme-blknotes
 	install -D -m 0755 $(BUILD)/fairnvme-blknotes $(DESTDIR)$(PREFIX)/bin/fairnvme-blknotes
 	install -D -m 0755 tools/fairnvme-weightd $(DESTDIR)$(PREFIX)/sbin/fairnvme-weightd
 	install -D -m 0755 tools/fairnvme-top $(DESTDIR)$(PREFIX)/sbin/fairnvme-top
+	install -d $(DESTDIR)$(PREFIX)/share/fairnvme/bpftrace
+	install -m 0755 tools/bpftrace/*.bt $(DESTDIR)$(PREFIX)/share/fairnvme/bpftrace/
 	mkdir -p $(DESTDIR)$(SYSTEMD_UNITDIR)
 	sed 's|@SBINDIR@|$(PREFIX)/sbin|' tools/fairnvme-weightd.service.in \
 		>$(DESTDIR)$(SYSTEMD_UNITDIR)/fairnvme-weightd.service
