@@ -1,0 +1,1 @@
+../guest/t25-blktrace.sh
