@@ -1253,13 +1253,7 @@ static u64 fnv_svc_time(struct request *rq, u64 now, u64 prev)
 	return now > start ? now - start : 0;
 }
 
-/*
- * Completion (hard irq or softirq): account the request's latency to its
- * tenant for the control period. Lockless; the worker consumes the sums.
- * Only sampled requests (one in FNV_SAMPLE_EVERY) are measured: the clock
- * read at dispatch and the atomics here are the controller's whole cost on
- * the hot path.
- */
+/* fairnvme_complete: what it needs is read only while it is enabled */
 static void fnv_trace_complete(struct fnv_data *fd, struct fnv_tenant *tn,
 			       struct request *rq, u64 now)
 {
@@ -1274,6 +1268,13 @@ static void fnv_trace_complete(struct fnv_data *fd, struct fnv_tenant *tn,
 				now - rq->start_time_ns : 0);
 }
 
+/*
+ * Completion (hard irq or softirq): account the request's latency to its
+ * tenant for the control period. Lockless; the worker consumes the sums.
+ * Only sampled requests (one in FNV_SAMPLE_EVERY) are measured: the clock
+ * read at dispatch and the atomics here are the controller's whole cost on
+ * the hot path.
+ */
 static void fnv_completed_request(struct request *rq, u64 now)
 {
 	struct fnv_data *fd = rq->q->elevator->elevator_data;
@@ -1291,7 +1292,9 @@ static void fnv_completed_request(struct request *rq, u64 now)
 		return;
 	}
 	tn = fnv_rq_tenant(rq);
-	if (trace_fairnvme_complete_enabled())
+	/* only what we dispatched: not a flush sequence's data request */
+	if (trace_fairnvme_complete_enabled() &&
+	    (fnv_rq_flags(rq) & FNV_RQ_INFLIGHT))
 		fnv_trace_complete(fd, tn, rq, now);
 	/* TABS: sectors as dispatched (the request is done with its bytes) */
 	if (fnv_rq_flags(rq) & FNV_RQ_TABS) {

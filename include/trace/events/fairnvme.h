@@ -20,9 +20,9 @@
  * @cost:	cost charged for this request (ns or bytes, see cost_model)
  * @cycle:	budget cycle number
  * @inflight:	requests at the device after this dispatch
- * @cls:	D2FQ class it was served through (0 urgent, 1 high, 2 medium,
- *		3 low), -1 by the budget cycles (wrr_mode=off), -2 for a
- *		requeue/at-head insertion
+ * @cls:	D2FQ class it was served through (1 high, 2 medium, 3 low),
+ *		-1 by the budget cycles (wrr_mode=off), -2 for a
+ *		requeue/at-head insertion, -3 from the urgent list
  */
 TRACE_EVENT(fairnvme_dispatch,
 
@@ -62,7 +62,7 @@ TRACE_EVENT(fairnvme_dispatch,
 		  (long long)__entry->budget,
 		  (unsigned long long)__entry->cost, __entry->cycle,
 		  __entry->inflight,
-		  __print_symbolic(__entry->cls, { -2, "head" }, { -1, "budget" },
+		  __print_symbolic(__entry->cls, { -3, "urgent" }, { -2, "head" }, { -1, "budget" },
 				   { 0, "urgent" }, { 1, "high" },
 				   { 2, "medium" }, { 3, "low" }))
 );
@@ -205,7 +205,7 @@ TRACE_EVENT(fairnvme_hl,
  * @old:	class before (1 high, 2 medium, 3 low)
  * @new:	class after
  * @gap:	tenant's vt - gvt that decided it (vt units; the class
- *		boundaries are tau_l and 2 tau_l, see D2FQ in the docs)
+ *		boundaries: see D2FQ in the docs)
  * @weight:	weight the tenant is scheduled with
  * @why:	0 at its dispatch (class of its next request), 1 the control
  *		period's re-class, 2 raised by the arbiter's scan
