@@ -72,6 +72,8 @@ run_in_cg tr fio --eta=never --name=tr --filename=/dev/"$dev" --rw=randread --bs
 echo 0 >"$tr/tracing_on"
 echo 0 >"$ev/enable"
 echo 0 >"$cev/enable"
+# the trace stays readable; the next test finds tracing on, as it was
+echo 1 >"$tr/tracing_on"
 n=$(grep -c "fairnvme_dispatch: .* cgid=$cgid weight=[0-9]* vtime=" "$tr/trace")
 assert_ge "dispatch events for cgroup $cgid" "$n" 400
 # the scheduling weight: 300, or as the controller scaled it

@@ -25,6 +25,7 @@ check "select fairnvme on $dev" set_sched "$dev" fairnvme
 cg_create b25
 echo "default 200" >"$CG_ROOT/b25/io.fairnvme.weight"
 
+echo 1 >"$tr/tracing_on"
 echo blk >"$tr/current_tracer"
 echo 1 >"/sys/block/$dev/trace/enable"
 echo >"$tr/trace"
