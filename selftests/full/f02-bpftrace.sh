@@ -23,17 +23,11 @@ SCRIPTS="latency classes states hl shares"
 tap_plan 7
 command -v bpftrace >/dev/null 2>&1 || tap_skip_rest "no bpftrace in this guest"
 [ -r "$BT/fairnvme-latency.bt" ] || tap_fail_rest "no $BT/fairnvme-latency.bt"
-fnv_load || tap_fail_rest "fairnvme not available"
-dev=$(nvme_dev) || tap_fail_rest "no nvme device"
-rm -rf "$W"
-mkdir -p "$W"
-set_sched "$dev" fairnvme || tap_fail_rest "cannot select fairnvme on $dev"
+dev= # set by fnv_nvme_setup
+fnv_nvme_setup "$W"
 majmin=$(cat "/sys/block/$dev/dev")
 maj=${majmin%:*} min=${majmin#*:}
-cg_create A
-cg_create B
-cg_set_weight A 100
-cg_set_weight B 300
+pair_cgroups
 ida=$(stat -c %i "$CG_ROOT/A")
 idb=$(stat -c %i "$CG_ROOT/B")
 diag "device $dev ($maj:$min); tenant A cgroup id $ida (weight 100), B $idb (weight 300)"
@@ -69,10 +63,7 @@ else
 	done
 	not_ok "every script attached" "see the lines above"
 fi
-tenant_start A "$dev" 8 --rw=randread --bs=4k --direct=1 --ioengine=libaio \
-	--iodepth=16 --randrepeat=0
-tenant_start B "$dev" 8 --rw=randread --bs=4k --direct=1 --ioengine=libaio \
-	--iodepth=16 --randrepeat=0
+pair_start 8
 tenants_wait
 bad=$?
 diag "fio done after $(($(now_ms) - t0)) ms"

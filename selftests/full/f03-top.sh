@@ -17,20 +17,11 @@ W=$FNV_WORK/f03
 tap_plan 6
 command -v python3 >/dev/null 2>&1 || tap_skip_rest "no python3 in this guest"
 [ -x "$TOP" ] || tap_fail_rest "no $TOP"
-fnv_load || tap_fail_rest "fairnvme not available"
-dev=$(nvme_dev) || tap_fail_rest "no nvme device"
-rm -rf "$W"
-mkdir -p "$W"
-set_sched "$dev" fairnvme || tap_fail_rest "cannot select fairnvme on $dev"
+dev= # set by fnv_nvme_setup
+fnv_nvme_setup "$W"
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-cg_create A
-cg_create B
-cg_set_weight A 100
-cg_set_weight B 300
-tenant_start A "$dev" 24 --rw=randread --bs=4k --direct=1 --ioengine=libaio \
-	--iodepth=16 --randrepeat=0 --ramp_time=2
-tenant_start B "$dev" 24 --rw=randread --bs=4k --direct=1 --ioengine=libaio \
-	--iodepth=16 --randrepeat=0 --ramp_time=2
+pair_cgroups
+pair_start 24 --ramp_time=2
 sleep 7
 "$TOP" --once --json -i 10 "$dev" >"$W/top.json" 2>"$W/top.err"
 rc=$?

@@ -26,6 +26,7 @@
 # Tenants: tenant_start NAME DEV RUNTIME ARGS...; tenants_wait; tenants_run DEV RUNTIME "ARGS" NAME...;
 #      tenant_iops NAME; tenant_rc NAME; tenant_share NAME ALLNAMES...; tenants_report NAME...
 #      tenant_kb NAME; tenant_kb_share NAME ALLNAMES...
+#      fnv_nvme_setup WORKDIR; pair_cgroups; pair_start RUNTIME [ARGS...]
 # Misc: expect_einval FILE VALUE; fcalc EXPR; wait_until TIMEOUT CMD...; now_ms; timing_off; extreme_mix;
 #      depth_watch_start DEV; depth_watch_stop
 
@@ -748,4 +749,34 @@ shared_run() {
 	eval "fi_$v=$(fairness_index "$pre" "$@")"
 	eval "iops_$v=$(tenants_total_iops "$@")"
 	eval "diag \"$s: fairness index \$fi_$v, total IOPS \$iops_$v\""
+}
+
+# fnv_nvme_setup WORKDIR : fairnvme loaded and selected on the first NVMe,
+# whose name is left in $dev, and WORKDIR made empty; the remaining points
+# fail otherwise. Not in $(...): tap_fail_rest must end the script.
+fnv_nvme_setup() {
+	fnv_load || tap_fail_rest "fairnvme not available"
+	dev=$(nvme_dev) || tap_fail_rest "no nvme device"
+	rm -rf "$1"
+	mkdir -p "$1"
+	set_sched "$dev" fairnvme || tap_fail_rest "cannot select fairnvme on $dev"
+}
+
+# pair_cgroups : tenants A (weight 100) and B (weight 300)
+pair_cgroups() {
+	cg_create A
+	cg_create B
+	cg_set_weight A 100
+	cg_set_weight B 300
+}
+
+# pair_start RUNTIME [ARGS...] : A and B read $dev at random, 4 KiB, depth
+# 16, for RUNTIME seconds (extra fio ARGS appended)
+pair_start() {
+	_rt=$1
+	shift
+	for _t in A B; do
+		tenant_start "$_t" "$dev" "$_rt" --rw=randread --bs=4k --direct=1 \
+			--ioengine=libaio --iodepth=16 --randrepeat=0 "$@"
+	done
 }

@@ -29,11 +29,10 @@ OUT=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 
-if [ -z "${KVER:-}" ]; then
-	# shellcheck disable=SC2012
-	KVER=$(ls /boot/vmlinuz-6.1.* 2>/dev/null | sed 's|^/boot/vmlinuz-||' | sort -V | tail -n 1)
-	[ -n "$KVER" ] || die "no /boot/vmlinuz-6.1.* found (apt-get install linux-image-amd64)"
-fi
+# shellcheck source=selftests/vm/kver.sh
+. "$HERE/kver.sh"
+KVER=${KVER:-$(default_kver)}
+[ -n "$KVER" ] || die "no /boot/vmlinuz-6.1.* found (apt-get install linux-image-amd64)"
 MODDIR=${FNV_MODROOT:-}/lib/modules/$KVER
 [ -d "$MODDIR/kernel" ] || die "$MODDIR/kernel missing (apt-get install linux-image-$KVER)"
 FAIRNVME_KO=${FAIRNVME_KO:-$REPO/fairnvme.ko}

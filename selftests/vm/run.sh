@@ -129,10 +129,9 @@ if [ ! -x /bin/busybox ] || ldd /bin/busybox >/dev/null 2>&1; then
 	echo "run.sh: error: static /bin/busybox not found: apt-get install busybox-static" >&2
 	missing=1
 fi
-if [ -z "${KVER:-}" ]; then
-	# shellcheck disable=SC2012
-	KVER=$(ls /boot/vmlinuz-6.1.* 2>/dev/null | sed 's|^/boot/vmlinuz-||' | sort -V | tail -n 1)
-fi
+# shellcheck source=selftests/vm/kver.sh
+. "$HERE/kver.sh"
+KVER=${KVER:-$(default_kver)}
 MODROOT=${FNV_MODROOT:-}
 KERNEL=${FNV_KERNEL:-/boot/vmlinuz-$KVER}
 if [ -n "${FNV_KERNEL:-}" ] || [ -n "$MODROOT" ]; then
