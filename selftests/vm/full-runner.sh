@@ -41,13 +41,28 @@ for w in "${words[@]}"; do
 done
 export FNV_RUN FNV_TESTS FNV_SCHED FNV_MOD FNV_TEST_TIMEOUT
 
+# gone_within SEC PID: true once PID has exited (or is a zombie), false
+# if it is still running after SEC seconds
+gone_within() {
+	_w=0
+	while kill -0 "$2" 2>/dev/null; do
+		[ "$(awk '{print $3}' "/proc/$2/stat" 2>/dev/null)" = Z ] && return 0
+		[ "$_w" -ge "$1" ] && return 1
+		sleep 1
+		_w=$((_w + 1))
+	done
+	return 0
+}
+
 dump_dmesg() {
 	echo "FNV-DMESG-BEGIN"
 	dmesg
 	echo "FNV-DMESG-END"
 }
 power_off() {
-	sync
+	# not waited for beyond 10 s: I/O a killed test left stuck would hold it
+	sync &
+	gone_within 10 $!
 	# the root is a throwaway overlay (QEMU snapshot=on): no need to stop
 	# services or unmount
 	systemctl --force --force poweroff
@@ -134,6 +149,15 @@ run_one() { # run_one NAME FILE
 			break
 		fi
 	done
+	# A task blocked in the kernel does not die of SIGKILL, and waiting for
+	# it would hang the whole run: give it 30 s, then stop the run (the
+	# kernel is wedged; what comes after would not be meaningful).
+	if [ $timed_out = 1 ] && ! gone_within 30 "$pid"; then
+		echo "not ok - $name: still alive 30 s after SIGKILL (blocked in the kernel), stopping the run"
+		echo w >/proc/sysrq-trigger
+		echo "FNV-TEST-END $name rc=125 time=$(($(cut -d. -f1 /proc/uptime) - t0))s"
+		return 2
+	fi
 	wait "$pid"
 	rc=$?
 	[ $timed_out = 1 ] && rc=124
@@ -177,7 +201,10 @@ tests)
 		[ -f "$f" ] || continue
 		selected "$f" || continue
 		found=1
-		run_one "$(basename "$f" .sh)" "$f" || failed=$((failed + 1))
+		run_one "$(basename "$f" .sh)" "$f"
+		r=$?
+		[ $r = 0 ] || failed=$((failed + 1))
+		[ $r = 2 ] && break
 	done
 	if [ $found = 0 ]; then
 		echo "not ok - no test matched fnv.tests='$FNV_TESTS'"

@@ -93,17 +93,21 @@ selected() {
 SCALE=${FNV_TIMEOUT_SCALE:-1}
 case "$SCALE" in '' | *[!0-9]* | 0) echo "run.sh: FNV_TIMEOUT_SCALE must be a positive integer" >&2; exit 2 ;; esac
 NPLAN=0 LIMITS=0
+declare -A TLIM=() # each script's limit, for the stall check below
 if [ "$RUN" = tests ]; then
 	for f in "$TDIR"/"$TPFX"[0-9]*.sh; do
 		selected "$f" || continue
 		NPLAN=$((NPLAN + 1))
 		lim=$(sed -n 's/^# fnv-timeout: *\([0-9][0-9]*\).*/\1/p' "$f" | head -n 1)
-		LIMITS=$((LIMITS + ${lim:-${FNV_TEST_TIMEOUT:-420}} * SCALE))
+		lim=$((${lim:-${FNV_TEST_TIMEOUT:-420}} * SCALE))
+		TLIM[$(basename "$f" .sh)]=$lim
+		LIMITS=$((LIMITS + lim))
 	done
 	[ "$NPLAN" -gt 0 ] || { echo "run.sh: no guest test matches --tests $TESTS" >&2; exit 2; }
 elif [ "$RUN" != shell ]; then
 	lim=$(sed -n 's/^# fnv-timeout: *\([0-9][0-9]*\).*/\1/p' "$REPO/tools/$RUN-guest.sh" | head -n 1)
 	NPLAN=1 LIMITS=$((${lim:-${FNV_TEST_TIMEOUT:-420}} * SCALE))
+	TLIM[$RUN-guest]=$LIMITS
 fi
 TIMEOUT=${TIMEOUT:-$((LIMITS + 120))}
 
@@ -215,16 +219,61 @@ QEMU=(qemu-system-x86_64 -accel tcg -cpu max -smp "${FNV_SMP:-2}" -m "${FNV_MEM:
 	-drive "file=$IMG2,if=none,id=nvm2,format=raw,cache=writeback,aio=threads,throttling.iops-total=${FNV_NVME_IOPS:-2000},throttling.bps-total=${FNV_NVME2_BPS:-4194304}"
 	-device nvme,serial=fnv0002,drive=nvm2,max_ioqpairs=4
 	"${FULL_DRIVES[@]+"${FULL_DRIVES[@]}"}"
-	-nic none ${FNV_QEMU_EXTRA:-})
+	-nic none -pidfile "$OUT/qemu.pid" ${FNV_QEMU_EXTRA:-})
 
 echo "run.sh: booting $KVER (image=$IMAGE, run=$RUN${TESTS:+ tests=$TESTS}${SCHED:+ sched=$SCHED}, timeout ${TIMEOUT}s), log: $LOG" >&2
 start=$(date +%s)
-# Live output: everything when stdout is a terminal, otherwise only progress.
-if [ -t 1 ]; then
-	live() { cat; }
-else
-	live() { grep --line-buffered -E '^(FNV-TEST-(BEGIN|END)|FNV-WATCHDOG)' | sed -u 's/^/# run.sh: /' || true; }
-fi
+# Live output: everything when stdout is a terminal, otherwise only
+# progress. It also watches for progress: the guest kills a script at its
+# limit and goes on, so a script that has not ended 90 s after its limit,
+# or a guest silent for FNV_STALL_SEC (default 300) between scripts, means
+# a wedged guest kernel (no task runs, the guest's own watchdog neither).
+# QEMU is then killed at once rather than at the hard timeout, which is
+# the sum of every script's limit: a CI run must end with a report.
+STALLED=$OUT/stalled
+rm -f "$STALLED" "$OUT/qemu.pid"
+live() {
+	local line part="" now deadline what lim all=0
+	[ -t 1 ] && all=1
+	deadline=$(($(date +%s) + ${FNV_STALL_SEC:-300}))
+	what="nothing from the guest's boot for ${FNV_STALL_SEC:-300} s"
+	while :; do
+		if IFS= read -r -t 10 line; then
+			line=$part$line part=""
+			now=$(date +%s)
+			case "$line" in
+			FNV-TEST-BEGIN\ *)
+				what=${line#FNV-TEST-BEGIN }
+				lim=${TLIM[$what]:-${FNV_TEST_TIMEOUT:-420}}
+				what="$what has not ended 90 s after its limit of $lim s"
+				deadline=$((now + lim + 90)) ;;
+			FNV-TEST-END\ * | FNV-END\ *)
+				what="nothing for ${FNV_STALL_SEC:-300} s after \"${line%% rc=*}\""
+				deadline=$((now + ${FNV_STALL_SEC:-300})) ;;
+			FNV-DMESG-END)
+				what="no power-off 60 s after the report"
+				deadline=$((now + 60)) ;;
+			esac
+			if [ $all = 1 ]; then
+				printf '%s\n' "$line"
+			else
+				case "$line" in
+				FNV-TEST-BEGIN* | FNV-TEST-END* | FNV-WATCHDOG*) printf '# run.sh: %s\n' "$line" ;;
+				esac
+			fi
+		elif [ $? -gt 128 ]; then # read timed out: no line for 10 s
+			part=$part$line # what came of a line so far
+			now=$(date +%s)
+			if [ "$now" -gt "$deadline" ] && [ ! -e "$STALLED" ]; then
+				echo "guest stalled: $what; qemu killed" >"$STALLED"
+				echo "# run.sh: $(cat "$STALLED")"
+				kill "$(cat "$OUT/qemu.pid" 2>/dev/null)" 2>/dev/null
+			fi
+		else
+			break # end of the console output
+		fi
+	done
+}
 set +e
 if [ "$RUN" = shell ]; then
 	"${QEMU[@]}"
@@ -245,7 +294,9 @@ set -e
 elapsed=$(($(date +%s) - start))
 
 fail_msgs=()
-if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+if [ -s "$STALLED" ]; then
+	fail_msgs+=("$(cat "$STALLED") (see $LOG)")
+elif [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 	fail_msgs+=("guest did not finish within the hard timeout of ${TIMEOUT}s (qemu killed); see $LOG")
 elif [ "$qrc" != 0 ]; then
 	fail_msgs+=("qemu exited with status $qrc: $(tail -n 3 "$OUT/qemu.stderr" | tr '\n' ' ')")
