@@ -92,6 +92,26 @@ diag() {
 	echo "$*" | sed 's/^/# /'
 }
 
+# peer_scheds SCHED... : the schedulers a test runs beside fairnvme only
+# to print their numbers, nothing asserted on them. None unless the run
+# asks for them (FNV_GUEST_ARGS=peers=1 make guest-tests, which /init
+# exports as FNV_peers=1): make check spends its time on what it asserts;
+# comparing schedulers is the benchmark's job.
+peer_scheds() {
+	[ "${FNV_peers:-0}" = 1 ] && echo "$@"
+	return 0
+}
+
+# peers_on : true if the run asks for the printed-only comparisons
+peers_on() {
+	[ "${FNV_peers:-0}" = 1 ]
+}
+
+# npeers SCHED... : how many of them peer_scheds runs (for tap_plan)
+npeers() {
+	peer_scheds "$@" | wc -w
+}
+
 # check DESC CMD... : ok if CMD succeeds; otherwise not ok with its stderr/stdout
 check() {
 	_d=$1

@@ -3,8 +3,9 @@
 #
 # D2FQ (wrr_mode=soft) on the NVMe throttled by IOPS and bandwidth, where a
 # request's cost grows with its size: the workloads of the paper's Fig. 11,
-# under none, bfq and fairnvme in this boot. Expected with fairnvme (byte
-# shares, each within +-10 % of the expected share):
+# under fairnvme (and none and bfq, printed only, with fnv.args=peers=1:
+# lib.sh's peer_scheds). Expected (byte shares, each within +-10 % of the
+# expected share):
 #  1. equal weights, 4 KiB vs 8 KiB random reads, 4 jobs each: 0.5/0.5
 #  2. equal weights, 8 KiB, 2 jobs vs 6 jobs: 0.5/0.5
 #  3. weights 800:600:400:200, 8 KiB, 2 jobs each, 20 s: .4/.3/.2/.1
@@ -45,6 +46,8 @@ done
 run() {
 	_s=$1
 	shift
+	# each fairnvme round on a new instance: no learned state carried over
+	[ "$_s" = fairnvme ] && set_sched "$dev" none
 	set_sched "$dev" "$_s"
 	if [ "$_s" = fairnvme ]; then
 		echo "$FNV_TAU_EMU" >"$io/tau_l_bytes"
@@ -65,7 +68,7 @@ run() {
 pair() {
 	FNV_TARGS_a=$2
 	FNV_TARGS_b=$3
-	for s in none bfq fairnvme; do
+	for s in $(peer_scheds none bfq) fairnvme; do
 		run $s a b
 	done
 	assert_near "$1: $4 flow's byte share" "$(tenant_kb_share a a b)" 0.5 10
@@ -88,7 +91,7 @@ echo 1 >"$tr/events/fairnvme/fairnvme_hl/enable"
 echo 1 >"$tr/events/fairnvme/fairnvme_class/enable"
 echo 1 >"$tr/tracing_on"
 RT=${FNV_T13_RUNTIME3:-20}
-for s in none bfq; do
+for s in $(peer_scheds none bfq); do
 	run $s a b c d
 done
 # fairnvme, sampling the H/L ratio every second while the flows run

@@ -15,12 +15,12 @@
 # requests in the window
 # (counted in /sys/block/DEV/stat: R is the only reader, W the only
 # writer; io.stat would count W's bios, which writeback merges into far
-# fewer requests). none, mq-deadline and bfq run the same in the same
-# boot, printed.
+# fewer requests). With fnv.args=peers=1 (lib.sh's peer_scheds), none,
+# mq-deadline and bfq run the same in the same boot, printed.
 . /tests/lib.sh
 
 RT=${FNV_T16_RUNTIME:-15}
-tap_plan 5
+tap_plan $((2 + $(npeers none mq-deadline bfq)))
 fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_dev) || tap_fail_rest "no nvme device"
 mnt=$FNV_WORK/t16
@@ -70,11 +70,13 @@ run_one() {
 	sync
 }
 
-for s in none mq-deadline bfq fairnvme; do
+# fairnvme last, after a switch: a new instance, not one a test before left
+for s in $(peer_scheds none mq-deadline bfq) fairnvme; do
+	[ "$s" = fairnvme ] && set_sched "$dev" none
 	if run_one $s; then ok "run under $s"; else not_ok "run under $s" "cannot select $s"; fi
+	eval "diag \"R's share under $s: \$share_$(echo "$s" | tr - _)\""
 done
 # shellcheck disable=SC2154
-diag "R's share: none $share_none mq-deadline $share_mq_deadline bfq $share_bfq fairnvme $share_fairnvme"
 assert_ge "R's share of requests under fairnvme" "$share_fairnvme" 0.4
 trap - EXIT
 cleanup

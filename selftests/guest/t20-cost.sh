@@ -6,9 +6,10 @@
 # (limited to 2000 commands/s, whatever their size), equal weights, A 4 KiB
 # random reads n1d1, B 4 KiB random writes n8d32, C and D 70/30 random
 # read/write n4d4, plus E, 64 KiB sequential reads n1d1. Each runs alone
-# (under none), then all together under none, bfq, fairnvme as it is
-# (cost_model=time, the default) and fairnvme with cost_model=bytes (the
-# tunable under test: what D2FQ charged before the learned model).
+# (under none), then all together under none and fairnvme as it is
+# (cost_model=time, the default). With fnv.args=peers=1 (lib.sh's
+# peer_scheds), also under bfq and fairnvme with cost_model=bytes (what
+# D2FQ charged before the learned model), printed.
 # Slowdown = shared mean latency / alone mean latency.
 #
 # A and E both read one request at a time; on this device E's 64 KiB
@@ -33,7 +34,7 @@ extreme_mix
 FNV_TARGS_E="--bs=64k --direct=1 --ioengine=libaio --ramp_time=2 --rw=read --numjobs=1 --iodepth=1"
 TENANTS="A B C D E"
 
-tap_plan 9
+tap_plan $((7 + $(npeers bfq fairnvme-bytes)))
 fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_dev) || tap_fail_rest "no nvme device"
 io=/sys/block/$dev/queue/iosched
@@ -51,23 +52,26 @@ e_ratio() {
 		END { r = 99; if (a > 0) r = e / a; printf "%.3f\n", r }'
 }
 
-for s in none bfq fairnvme; do
+for s in none $(peer_scheds bfq) fairnvme; do
 	# shellcheck disable=SC2086
 	shared_run alone "$dev" "$RT" "$s" $TENANTS
 	eval "er_$s=$(e_ratio)"
 done
 check "fairnvme's cost model defaults to time" grep -q '\[time\]' "$io/cost_model"
 diag "fairnvme's cost model: $(fnv_dbg "$dev" cost_learned)"
-echo bytes >"$io/cost_model"
-FNV_RUN_LABEL=fairnvme-bytes
-# shellcheck disable=SC2086
-shared_run alone "$dev" "$RT" fairnvme $TENANTS
-unset FNV_RUN_LABEL
-echo time >"$io/cost_model"
-er_bytes=$(e_ratio)
+# printed only: the same with requests charged their bytes
+for s in $(peer_scheds fairnvme-bytes); do
+	echo bytes >"$io/cost_model"
+	FNV_RUN_LABEL=$s
+	# shellcheck disable=SC2086
+	shared_run alone "$dev" "$RT" fairnvme $TENANTS
+	unset FNV_RUN_LABEL
+	echo time >"$io/cost_model"
+	er_bytes=$(e_ratio)
+done
 # shellcheck disable=SC2154
-diag "fairness index: none $fi_none bfq $fi_bfq fairnvme $fi_fairnvme fairnvme-bytes $fi_fairnvme_bytes; total IOPS: none $iops_none bfq $iops_bfq fairnvme $iops_fairnvme fairnvme-bytes $iops_fairnvme_bytes"
-diag "E's slowdown over A's: none $er_none bfq $er_bfq fairnvme $er_fairnvme fairnvme-bytes $er_bytes"
+diag "fairness index: none $fi_none fairnvme $fi_fairnvme${fi_bfq:+ bfq $fi_bfq}${fi_fairnvme_bytes:+ fairnvme-bytes $fi_fairnvme_bytes}; total IOPS: none $iops_none fairnvme $iops_fairnvme${iops_bfq:+ bfq $iops_bfq}${iops_fairnvme_bytes:+ fairnvme-bytes $iops_fairnvme_bytes}"
+diag "E's slowdown over A's: none $er_none fairnvme $er_fairnvme${er_bfq:+ bfq $er_bfq}${er_bytes:+ fairnvme-bytes $er_bytes}"
 assert_le "E's slowdown / A's, fairnvme" "$er_fairnvme" 1.5
 assert_ge "fairness index fairnvme/none" "$(fcalc "$fi_fairnvme / ($fi_none + 1e-9)")" 2
 assert_ge "fairness index, fairnvme" "$fi_fairnvme" 0.6
