@@ -18,7 +18,10 @@
 # requests (charged to their tenant) before the tenants' requests.
 #
 # Asserted: A's share of the requests under fairnvme is at most twice its
-# weight's, 2/9 (0.158 to 0.185 in six runs of one day on 6.1 and 6.12). It
+# weight's, 2/9 (0.158 to 0.185 in six runs of one day on 6.1 and 6.12;
+# 0.140 on 6.1 and 0.147 on 6.12 once a write sent while reads were at
+# the device was charged the whole interval since the completion before
+# it, not the rest of it: fnv_svc_time()). It
 # used to be asserted nearer 1/9 than none's and bfq's, but bfq's share
 # for A is bimodal (0.115 and 0.120 in two runs of one day, 0.28 to 0.33
 # in others), and none's moved from 0.18 to 0.32: a comparison with them
