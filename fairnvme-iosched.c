@@ -325,6 +325,8 @@ static void fnv_d2fq_hold(struct d2fq_arb *a, struct d2fq_flow *f, bool hold)
 static void fnv_inflight_dec(struct fnv_data *fd, struct fnv_tenant *tn,
 			     struct blk_mq_hw_ctx *hctx)
 {
+	int left;
+
 	/*
 	 * Start of the grace period (budget.c's busy, D2FQ's release), read
 	 * by whoever sees inflight at 0: stamped before the decrement that
@@ -338,8 +340,20 @@ static void fnv_inflight_dec(struct fnv_data *fd, struct fnv_tenant *tn,
 	}
 	if (tn && atomic_dec_and_test(&tn->inflight))
 		WRITE_ONCE(tn->idle_at, ktime_get_ns());
-	if (atomic_dec_return(&fd->inflight) < fnv_depth(fd) &&
-	    READ_ONCE(fd->kick) && xchg(&fd->kick, 0))
+	left = atomic_dec_return(&fd->inflight);
+	/*
+	 * The device is idle: the next request's service starts at its
+	 * dispatch, whatever the last completion said (two completions that
+	 * raced from 2 both saw the other in flight). Rounded up, as
+	 * fnv_completed_request() rounds, so that last_done never goes back.
+	 */
+	if (!left) {
+		u64 done = READ_ONCE(fd->last_done);
+
+		if (done & FNV_DONE_BUSY)
+			WRITE_ONCE(fd->last_done, done + 1);
+	}
+	if (left < fnv_depth(fd) && READ_ONCE(fd->kick) && xchg(&fd->kick, 0))
 		/*
 		 * Any hardware queue dispatches for the whole device
 		 * (QUEUE_FLAG_SQ_SCHED): run the completing one only, not
@@ -862,7 +876,7 @@ static bool fnv_held(struct fnv_data *fd, struct fnv_tenant *tn)
 	int cap = max(READ_ONCE(fd->depth) >> FNV_HOLD_DEPTH_SHIFT, 1U);
 
 	if (atomic_read(&fd->inflight) < cap ||
-	    READ_ONCE(fd->last_done) - sync_done >= grace ||
+	    (s64)(READ_ONCE(fd->last_done) - sync_done) >= (s64)grace ||
 	    d2fq_vt_diff(atomic64_read(&tn->d2.vt),
 			 READ_ONCE(fd->sync_vt)) <= 0 ||
 	    ktime_get_ns() - sync_done >= grace)
@@ -1253,7 +1267,8 @@ static void fnv_prepare_request(struct request *rq)
  */
 static u64 fnv_svc_time(struct request *rq, u64 now, u64 prev)
 {
-	u64 start = prev & 1 ? prev : max(rq->io_start_time_ns, prev);
+	u64 start = prev & FNV_DONE_BUSY ? prev :
+		    max(rq->io_start_time_ns, prev);
 
 	return now > start ? now - start : 0;
 }
@@ -1288,14 +1303,20 @@ static void fnv_completed_request(struct request *rq, u64 now)
 	int t;
 
 	/*
-	 * A plain store, on the line completions write anyway; bit 0 set if
-	 * this completion leaves requests at the device (it is still counted
-	 * in inflight), for fnv_svc_time()
+	 * A plain store, on the line completions write anyway: the time
+	 * rounded up to even (never before sync_done, see fnv_held()), odd
+	 * if this completion leaves requests at the device, for
+	 * fnv_svc_time(). A request we dispatched is still counted in
+	 * inflight (fnv_finish_request() comes after this).
 	 */
 	prev = READ_ONCE(fd->last_done);
-	if (now > prev)
-		WRITE_ONCE(fd->last_done,
-			   (now & ~1ULL) | (atomic_read(&fd->inflight) > 1));
+	if (now > prev) {
+		bool counted = (rq->rq_flags & FNV_RQF_SCHED) &&
+			       (fnv_rq_flags(rq) & FNV_RQ_INFLIGHT);
+
+		WRITE_ONCE(fd->last_done, ((now + 1) & ~FNV_DONE_BUSY) |
+			   (atomic_read(&fd->inflight) > counted));
+	}
 	if (!(rq->rq_flags & FNV_RQF_SCHED)) {
 		/* rq->elv is not ours: a request that passed the elevator */
 		WRITE_ONCE(fd->bypass_done, READ_ONCE(fd->bypass_done) + 1);

@@ -179,6 +179,9 @@ struct fnv_tenant {
 };
 
 /* Per device data. */
+/* fnv_data.last_done: the completion left requests at the device */
+#define FNV_DONE_BUSY		1ULL
+
 struct fnv_data {
 	/*
 	 * Everything but the lockless fields at the end. Nested inside
@@ -285,7 +288,8 @@ struct fnv_data {
 	int kick;			/* dispatch stopped at the depth */
 	int limited;			/* ... at least once this period */
 	atomic64_t acc_dev1;		/* lone requests: count << 44 | ns */
-	u64 last_done;			/* ns: the last completion */
+	u64 last_done;			/* ns: the last completion, odd if
+					 * it left requests in flight */
 	u64 sync_done;			/* ns: a sync request's completion */
 	u64 sync_vt;			/* ... its tenant's virtual time */
 	/* TABS: completed (and requeued), count << 40 | bytes, per type */
