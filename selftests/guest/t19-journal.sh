@@ -109,7 +109,7 @@ for s in $(peer_scheds none bfq) fairnvme; do
 	eval "diag \"$s: A's share \$share_$v (weight 0.111); A's p99 over its turn at its weight $(awk -v p="$(tenant_p99 A)" -v t="$(eval echo "\$turn_$v")" 'BEGIN { printf "%.2f", (t > 0 ? p / t : 0) }') (turn \$turn_$v us); p99 over mean \$tail_$v\""
 done
 umount "$MNT"
-check "fio ran without error under $(peer_scheds none bfq) fairnvme" test $bad = 0
+check "fio ran without error under $(peer_scheds none bfq | sed 's/$/ /')fairnvme" test $bad = 0
 diag "A's share within 10 % of 1/9 (not asserted, an open bug): $share_fairnvme"
 # shellcheck disable=SC2154
 assert_le "A's share under fairnvme, at most twice its 1/9" "$share_fairnvme" 0.222

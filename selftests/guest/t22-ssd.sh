@@ -11,8 +11,9 @@
 #     FUA write (fio sync=1) one transfer plus tPROG, each mean within 10 %,
 #     less the guest's own time (an instance whose times are all 1 us) and
 #     how late its timers fired (the device counts it). At the defaults the
-#     same is printed: there the cost of waking the guest's CPUs is 4 to 12
-#     % of the device's times (see below).
+#     same is printed with fnv.args=peers=1 (lib.sh's peers_on): there the
+#     cost of waking the guest's CPUs is 4 to 12 % of the device's times
+#     (see below).
 #  2. 4 KiB random reads at depth 1, 4 and 16: IOPS grow with the depth up
 #     to the 4 dies and no further (depth 4 at least 2x depth 1, depth 16
 #     at least 1.2x depth 4 and at most 4 dies' worth, 4 / 1.5 ms).

@@ -54,6 +54,20 @@ gone_within() {
 	return 0
 }
 
+# session_live SID: the processes of session SID, zombies aside
+session_live() {
+	_sid=$1
+	for _p in /proc/[0-9]*; do
+		_st=$(cat "$_p/stat" 2>/dev/null) || continue
+		# after "(comm) ": state ppid pgrp session ...
+		_st=${_st##*) }
+		# shellcheck disable=SC2086
+		set -- $_st
+		[ "$4" = "$_sid" ] && [ "$1" != Z ] && echo "${_p#/proc/}/$(cat "$_p/comm" 2>/dev/null)"
+	done
+	return 0
+}
+
 dump_dmesg() {
 	echo "FNV-DMESG-BEGIN"
 	dmesg
@@ -65,7 +79,8 @@ power_off() {
 	gone_within 10 $!
 	# the root is a throwaway overlay (QEMU snapshot=on): no need to stop
 	# services or unmount
-	systemctl --force --force poweroff
+	# in the background: it syncs first, and that may wait for good
+	systemctl --force --force poweroff &
 	sleep 10
 	echo o >/proc/sysrq-trigger
 }
@@ -139,7 +154,9 @@ run_one() { # run_one NAME FILE
 		st=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)
 		[ "$st" = Z ] && break
 		sleep 1
-		n=$((n + 1))
+		# the clock, not the turns of this loop: each also forks, and
+		# the host's watch counts in time (run.sh)
+		n=$(($(cut -d. -f1 /proc/uptime) - t0))
 		if [ $n -ge "$lim" ]; then
 			echo "# FNV: $name exceeded its limit of ${lim}s, killing it"
 			echo "not ok - $name: timeout after ${lim}s"
@@ -150,10 +167,19 @@ run_one() { # run_one NAME FILE
 		fi
 	done
 	# A task blocked in the kernel does not die of SIGKILL, and waiting for
-	# it would hang the whole run: give it 30 s, then stop the run (the
-	# kernel is wedged; what comes after would not be meaningful).
-	if [ $timed_out = 1 ] && ! gone_within 30 "$pid"; then
-		echo "not ok - $name: still alive 30 s after SIGKILL (blocked in the kernel), stopping the run"
+	# it would hang the whole run: give the script's processes 30 s, then
+	# stop the run (I/O is stuck; what comes after would not be
+	# meaningful).
+	if [ $timed_out = 1 ]; then
+		_w=0
+		while [ -n "$(session_live "$pid")" ] && [ $_w -lt 30 ]; do
+			sleep 1
+			_w=$((_w + 1))
+		done
+		left=$(session_live "$pid" | tr '\n' ' ')
+	fi
+	if [ $timed_out = 1 ] && [ -n "$left" ]; then
+		echo "not ok - $name: still alive 30 s after SIGKILL (blocked in the kernel): ${left}stopping the run"
 		echo w >/proc/sysrq-trigger
 		echo "FNV-TEST-END $name rc=125 time=$(($(cut -d. -f1 /proc/uptime) - t0))s"
 		return 2

@@ -233,7 +233,7 @@ start=$(date +%s)
 STALLED=$OUT/stalled
 rm -f "$STALLED" "$OUT/qemu.pid"
 live() {
-	local line part="" now deadline what lim all=0
+	local line part="" now deadline what lim slack killed=0 all=0
 	[ -t 1 ] && all=1
 	deadline=$(($(date +%s) + ${FNV_STALL_SEC:-300}))
 	what="nothing from the guest's boot for ${FNV_STALL_SEC:-300} s"
@@ -244,9 +244,12 @@ live() {
 			case "$line" in
 			FNV-TEST-BEGIN\ *)
 				what=${line#FNV-TEST-BEGIN }
-				lim=${TLIM[$what]:-${FNV_TEST_TIMEOUT:-420}}
-				what="$what has not ended 90 s after its limit of $lim s"
-				deadline=$((now + lim + 90)) ;;
+				lim=${TLIM[$what]:-$((${FNV_TEST_TIMEOUT:-420} * SCALE))}
+				# the guest's own kill comes first: it needs up to
+				# 30 s more, its clock may run slow (debug kernels)
+				slack=$((lim / 5 > 90 ? lim / 5 : 90))
+				what="$what has not ended $slack s after its limit of $lim s"
+				deadline=$((now + lim + slack)) ;;
 			FNV-TEST-END\ * | FNV-END\ *)
 				what="nothing for ${FNV_STALL_SEC:-300} s after \"${line%% rc=*}\""
 				deadline=$((now + ${FNV_STALL_SEC:-300})) ;;
@@ -264,13 +267,22 @@ live() {
 		elif [ $? -gt 128 ]; then # read timed out: no line for 10 s
 			part=$part$line # what came of a line so far
 			now=$(date +%s)
-			if [ "$now" -gt "$deadline" ] && [ ! -e "$STALLED" ]; then
+		else
+			break # end of the console output
+		fi
+		# checked on every line too: a guest printing in a loop (a
+		# script's, or the kernel's) is no proof of progress
+		if [ "$now" -gt "$deadline" ]; then
+			if [ $killed = 0 ]; then
 				echo "guest stalled: $what; qemu killed" >"$STALLED"
 				echo "# run.sh: $(cat "$STALLED")"
 				kill "$(cat "$OUT/qemu.pid" 2>/dev/null)" 2>/dev/null
+				killed=$now
+			elif [ "$killed" -gt 1 ] && [ "$now" -gt $((killed + 30)) ]; then
+				# once: it ignored SIGTERM
+				kill -9 "$(cat "$OUT/qemu.pid" 2>/dev/null)" 2>/dev/null
+				killed=1
 			fi
-		else
-			break # end of the console output
 		fi
 	done
 }
