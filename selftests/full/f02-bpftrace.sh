@@ -34,8 +34,9 @@ diag "device $dev ($maj:$min); tenant A cgroup id $ida (weight 100), B $idb (wei
 
 pids=""
 for s in $SCRIPTS; do
-	# at most 300 s each, whatever happens (then SIGINT, then SIGKILL)
-	timeout -s INT -k 10 300 bpftrace "$BT/fairnvme-$s.bt" "$maj" "$min" \
+	# at most 300 s each, whatever happens (then SIGINT, then SIGKILL
+	# 60 s after the SIGINT, whoever sent it)
+	timeout -s INT -k 60 300 bpftrace "$BT/fairnvme-$s.bt" "$maj" "$min" \
 		>"$W/$s.out" 2>"$W/$s.err" &
 	pids="$pids $!"
 done
@@ -72,8 +73,29 @@ sleep 1
 # stop them as Ctrl-C does: each prints its maps and exits
 # shellcheck disable=SC2086
 kill -INT $pids 2>/dev/null
+# Each exits within 2 s here as a rule. One CI run had one still there
+# 10 s after the SIGINT (then killed, its maps lost) and nothing to say
+# why: one that is slow now says where it is (its kernel stack), and has
+# 60 s before timeout's SIGKILL.
+t1=$(now_ms)
+slow=""
+while :; do
+	left=""
+	for p in $pids; do kill -0 "$p" 2>/dev/null && left="$left $p"; done
+	[ -z "$left" ] && break
+	if [ -z "$slow" ] && [ $(($(now_ms) - t1)) -ge 5000 ]; then
+		slow=1
+		for p in $left; do
+			for c in $(pgrep -P "$p"); do
+				diag "still running 5 s after SIGINT: $(tr '\0' ' ' <"/proc/$c/cmdline" | cut -c1-80) state $(awk '{print $3}' "/proc/$c/stat") wchan $(cat "/proc/$c/wchan" 2>/dev/null)"
+				sed 's/^/    /' "/proc/$c/stack" 2>/dev/null | while IFS= read -r l; do diag "$l"; done
+			done
+		done
+	fi
+	sleep 0.2
+done
 for p in $pids; do wait "$p"; done
-diag "scripts ended after $(($(now_ms) - t0)) ms"
+diag "scripts ended after $(($(now_ms) - t0)) ms, $(($(now_ms) - t1)) ms after SIGINT"
 diag "fio: A $(tenant_iops A) IOPS, B $(tenant_iops B) IOPS"
 for s in $SCRIPTS; do
 	diag "--- fairnvme-$s.bt (first 12 lines after the header; $(wc -l <"$W/$s.out") lines)"
