@@ -288,8 +288,8 @@ struct fnv_data {
 	int kick;			/* dispatch stopped at the depth */
 	int limited;			/* ... at least once this period */
 	atomic64_t acc_dev1;		/* lone requests: count << 44 | ns */
-	u64 last_done;			/* ns: the last completion, odd if
-					 * it left requests in flight */
+	/* ns: the last completion, FNV_DONE_BUSY if it left requests */
+	u64 last_done;
 	u64 sync_done;			/* ns: a sync request's completion */
 	u64 sync_vt;			/* ... its tenant's virtual time */
 	/* TABS: completed (and requeued), count << 40 | bytes, per type */
