@@ -232,15 +232,17 @@ DEFINE_IDA(fnv_ida);
 
 /*
  * Fewer than @max requests at the device? When not, ask the completion path
- * to run the queue once the in-flight count drops; the barrier orders the
- * flag store before the re-read and pairs with atomic_dec_return() there.
+ * to run the queue once the in-flight count drops below @max (the largest
+ * limit that stopped a dispatch: a lone request may pass the depth); the
+ * barrier orders that store before the re-read and pairs with
+ * atomic_dec_return() there.
  */
 static bool fnv_inflight_below(struct fnv_data *fd, int max)
 {
 	if (atomic_read(&fd->inflight) < max)
 		return true;
-	if (!READ_ONCE(fd->kick))
-		WRITE_ONCE(fd->kick, 1);
+	if (READ_ONCE(fd->kick) < max)
+		WRITE_ONCE(fd->kick, max);
 	smp_mb(); /* kick before re-reading inflight; see fnv_inflight_dec() */
 	return atomic_read(&fd->inflight) < max;
 }
@@ -353,7 +355,7 @@ static void fnv_inflight_dec(struct fnv_data *fd, struct fnv_tenant *tn,
 		if (done & FNV_DONE_BUSY)
 			WRITE_ONCE(fd->last_done, done + 1);
 	}
-	if (left < fnv_depth(fd) && READ_ONCE(fd->kick) && xchg(&fd->kick, 0))
+	if (left < READ_ONCE(fd->kick) && xchg(&fd->kick, 0))
 		/*
 		 * Any hardware queue dispatches for the whole device
 		 * (QUEUE_FLAG_SQ_SCHED): run the completing one only, not

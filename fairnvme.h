@@ -285,7 +285,7 @@ struct fnv_data {
 	 */
 	atomic64_t gvt ____cacheline_aligned_in_smp; /* D2FQ holder word */
 	atomic_t inflight;		/* dispatched, not yet completed */
-	int kick;			/* dispatch stopped at the depth */
+	int kick;			/* dispatch stopped at this in flight */
 	int limited;			/* ... at least once this period */
 	atomic64_t acc_dev1;		/* lone requests: count << 44 | ns */
 	/* ns: the last completion, FNV_DONE_BUSY if it left requests */
