@@ -233,9 +233,9 @@ DEFINE_IDA(fnv_ida);
 /*
  * Fewer than @max requests at the device? When not, ask the completion path
  * to run the queue once the in-flight count drops below @max (the largest
- * limit that stopped a dispatch: a lone request may pass the depth); the
- * barrier orders that store before the re-read and pairs with
- * atomic_dec_return() there.
+ * limit that stopped a dispatch: a lone request may pass the depth), or
+ * below the depth (fnv_inflight_dec()); the barrier orders that store
+ * before the re-read and pairs with atomic_dec_return() there.
  */
 static bool fnv_inflight_below(struct fnv_data *fd, int max)
 {
@@ -327,7 +327,7 @@ static void fnv_d2fq_hold(struct d2fq_arb *a, struct d2fq_flow *f, bool hold)
 static void fnv_inflight_dec(struct fnv_data *fd, struct fnv_tenant *tn,
 			     struct blk_mq_hw_ctx *hctx)
 {
-	int left;
+	int left, kick;
 
 	/*
 	 * Start of the grace period (budget.c's busy, D2FQ's release), read
@@ -355,7 +355,15 @@ static void fnv_inflight_dec(struct fnv_data *fd, struct fnv_tenant *tn,
 		if (done & FNV_DONE_BUSY)
 			WRITE_ONCE(fd->last_done, done + 1);
 	}
-	if (left < READ_ONCE(fd->kick) && xchg(&fd->kick, 0))
+	kick = READ_ONCE(fd->kick);
+	/*
+	 * Below the largest limit that stopped a dispatch, and below the
+	 * depth in any case: a tenant held for a synchronous one
+	 * (fnv_held()) stops at a quarter of the depth, and may go once
+	 * the grace period is over, which only a run of the queue sees.
+	 */
+	if (kick && left < max_t(int, kick, fnv_depth(fd)) &&
+	    xchg(&fd->kick, 0))
 		/*
 		 * Any hardware queue dispatches for the whole device
 		 * (QUEUE_FLAG_SQ_SCHED): run the completing one only, not
