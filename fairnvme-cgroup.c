@@ -41,6 +41,7 @@ static struct blkg_policy_data *fnv_pd_alloc(FNV_PD_ALLOC_ARGS)
 	INIT_LIST_HEAD(&tn->fifo[0]);
 	INIT_LIST_HEAD(&tn->fifo[1]);
 	INIT_LIST_HEAD(&tn->active_node);
+	INIT_LIST_HEAD(&tn->lone_node);
 	atomic_set(&tn->inflight, 0);
 	tn->sort[READ] = RB_ROOT;
 	tn->sort[WRITE] = RB_ROOT;

@@ -166,6 +166,7 @@ struct fnv_tenant {
 	 */
 	struct list_head active_node;
 	u32 idle_periods;
+	struct list_head lone_node;	/* on fnv_data.lone, fnv_data.lock */
 
 	/* the control worker's, under fnv_data.lock; read racily elsewhere */
 	struct fnv_ctl ctl;
@@ -203,12 +204,12 @@ struct fnv_data {
 	u32 nr_queued;			/* requests held, all lists */
 	u64 seq;			/* insertion order, for fifo_time */
 	/*
-	 * Soft mode: a tenant that had nothing queued or in flight and came
-	 * back in the high class; its first request may pass the depth
-	 * (fnv_lone_ready). Cleared when the tenant drains: its queued
-	 * requests hold its blkg while it is here.
+	 * Soft mode: tenants that had nothing queued or in flight and came
+	 * back in the high class, in the order they came; the first request
+	 * of each may pass the depth (fnv_lone_ready()). A tenant leaves when
+	 * it drains or is served; each holds a blkg reference while here.
 	 */
-	struct fnv_tenant *lone;
+	struct list_head lone;
 	u32 depth;			/* dispatch depth now, <= max_inflight */
 	/*
 	 * The one tenant that was busy in the last control period, or NULL:
@@ -311,6 +312,7 @@ extern struct elv_fs_entry fnv_attrs[];
 
 /* fairnvme-iosched.c */
 void fnv_tenant_leave(struct fnv_tenant *tn);
+void fnv_lone_clear(struct fnv_data *fd);
 void fnv_d2fq_enqueue(struct fnv_data *fd, struct fnv_tenant *tn);
 void fnv_d2fq_reclass(struct fnv_data *fd, struct fnv_tenant *tn);
 void fnv_d2fq_clear(struct fnv_data *fd,
