@@ -38,7 +38,7 @@ static int fnv_inflight_show(void *data, struct seq_file *m)
 
 static int fnv_depth_show(void *data, struct seq_file *m)
 {
-	seq_printf(m, "%u\n", READ_ONCE(fnv_dbg_data(data)->depth));
+	seq_printf(m, "%u\n", fnv_depth(fnv_dbg_data(data)));
 	return 0;
 }
 

@@ -147,7 +147,10 @@
  * them (8 at least; the root cgroup's aside) gets only the first eighth
  * of each tag word. Writeback throttling is off while fairnvme is used.
  * With one tenant busy in the last control period the depth is
- * max_inflight until another tenant queues a request (fnv_depth()).
+ * max_inflight until another tenant queues a request; with several, none
+ * with a request queued behind its own and all of one weight (shallow
+ * tenants: the order keeps no share then), until a tenant queues a second
+ * request or one of another weight comes (fnv_depth()).
  *
  * 5. Reads and FUA writes (tabs.c, TABS)
  *
@@ -586,9 +589,14 @@ static void fnv_enqueue(struct fnv_data *fd, struct fnv_tenant *tn,
 						0 : 1]);
 	fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_FIFO);
 	if (!tn->nr_queued++) {
-		/* another tenant: the depth holds again (fnv_depth()) */
+		/*
+		 * Another tenant, or one of another weight: the depth holds
+		 * again (fnv_depth()).
+		 */
 		if (fd->solo && fd->solo != tn)
 			WRITE_ONCE(fd->solo, NULL);
+		if (fd->shallow && fd->shallow != READ_ONCE(tn->cfg_weight))
+			WRITE_ONCE(fd->shallow, 0);
 		fnv_tenant_backlogged(fd, tn);
 		if (fd->wrr_mode == FNV_WRR_SOFT &&
 		    tn->d2.cls >= 0 && tn->d2.cls <= D2FQ_HIGH &&
@@ -599,6 +607,9 @@ static void fnv_enqueue(struct fnv_data *fd, struct fnv_tenant *tn,
 		}
 	} else {
 		tn->queued_behind = true;
+		/* a second request queued: the depth holds again */
+		if (fd->shallow)
+			WRITE_ONCE(fd->shallow, 0);
 	}
 }
 
@@ -909,7 +920,7 @@ static bool fnv_held(struct fnv_data *fd, struct fnv_tenant *tn)
 {
 	u64 grace = (u64)fd->grace_us * NSEC_PER_USEC;
 	u64 sync_done = READ_ONCE(fd->sync_done);
-	int cap = max(READ_ONCE(fd->depth) >> FNV_HOLD_DEPTH_SHIFT, 1U);
+	int cap = max(fnv_depth(fd) >> FNV_HOLD_DEPTH_SHIFT, 1U);
 
 	if (atomic_read(&fd->inflight) < cap ||
 	    (s64)(READ_ONCE(fd->last_done) - sync_done) >= (s64)grace ||

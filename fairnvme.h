@@ -219,6 +219,14 @@ struct fnv_data {
 	void *solo;
 	bool solo_seen;			/* ... in force at all this period */
 	/*
+	 * The busy tenants of the last control period all had at most one
+	 * request queued and the same weight, this one (0: not so): then
+	 * the depth is max_inflight until a tenant queues a second request
+	 * or one of another weight comes (fnv_depth(), fnv_enqueue()).
+	 */
+	u32 shallow;
+	bool shallow_seen;		/* ... in force at all this period */
+	/*
 	 * Requests that reached the device past the elevator (on 6.1, FUA
 	 * writes): completions counted racily on the completion path, and
 	 * the control period's estimate of how many are at the device,
@@ -427,12 +435,14 @@ static inline u64 fnv_charge(struct fnv_data *fd, struct request *rq)
  * fnvssd's 4 dies got 22 MB/s where none gave 37, a lone FUA writer 4.1
  * where none gave 9.6 (the depth stops where a request's device time
  * doubles, here about the number of dies). A second tenant ends it at its
- * first request (fnv_enqueue()).
+ * first request (fnv_enqueue()). The same with shallow tenants of one
+ * weight (fd->shallow): a second request queued, or a tenant of another
+ * weight, ends it.
  */
 static inline u32 fnv_depth(struct fnv_data *fd)
 {
-	return READ_ONCE(fd->solo) ? READ_ONCE(fd->max_inflight) :
-	       READ_ONCE(fd->depth);
+	return READ_ONCE(fd->solo) || READ_ONCE(fd->shallow) ?
+	       READ_ONCE(fd->max_inflight) : READ_ONCE(fd->depth);
 }
 
 /*

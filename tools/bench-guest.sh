@@ -43,13 +43,15 @@
 # CPUs on a two-core host swing a round's IOPS by up to half: a ratio is
 # taken between neighbouring runs, and the median over the rounds.
 # FNV_bench_tenants=0 skips this part; FNV_bench_mt_rounds (default 3)
-# sets its rounds.
+# sets its rounds, FNV_bench_mt_scheds its schedulers (the goal line needs
+# none and $FNV_SCHED among them). In either list of schedulers "+" may
+# stand for a space (fnv.args cannot hold one).
 set -u
 # shellcheck source=selftests/guest/lib.sh disable=SC1091
 . /tests/lib.sh
 
 FNV_SCHED=${FNV_SCHED:-fairnvme}
-SCHEDS=${FNV_bench_scheds:-none mq-deadline kyber bfq $FNV_SCHED $FNV_SCHED:off}
+SCHEDS=$(echo "${FNV_bench_scheds:-none mq-deadline kyber bfq $FNV_SCHED $FNV_SCHED:off}" | tr + ' ')
 ROUNDS=${FNV_bench_rounds:-2}
 RUNTIME=${FNV_bench_runtime:-10}
 RAMP=${FNV_bench_ramp:-2}
@@ -171,7 +173,7 @@ MT_RT=${FNV_bench_mt_runtime:-10}
 MT_ROUNDS=${FNV_bench_mt_rounds:-3}
 MT_IRQ=${FNV_bench_mt_irqmode:-2}
 MT_CNS=${FNV_bench_mt_cnsec:-20000}
-MT_SCHEDS="none mq-deadline $FNV_SCHED $FNV_SCHED:nodepth"
+MT_SCHEDS=$(echo "${FNV_bench_mt_scheds:-none mq-deadline $FNV_SCHED $FNV_SCHED:nodepth}" | tr + ' ')
 [ "$MT" -gt 0 ] || exit $failed
 set_sched "$dev" none
 if ! dev=$(nullb_create fnv_bench_mt memory_backed=0 irqmode="$MT_IRQ" \
