@@ -145,6 +145,7 @@ static void fnv_pd_free(struct blkg_policy_data *pd)
 	WARN_ON_ONCE(tn->nr_queued || tn->flow.backlogged ||
 		     !list_empty(&tn->flow.wnode) || tn->d2.cls >= 0 ||
 		     !list_empty(&tn->active_node) ||
+		     !list_empty(&tn->lone_node) ||
 		     atomic_read(&tn->inflight));
 	if (tn->d2.id != D2FQ_ID_NONE)
 		ida_free(&fnv_ida, tn->d2.id);

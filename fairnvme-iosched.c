@@ -148,9 +148,9 @@
  * of each tag word. Writeback throttling is off while fairnvme is used.
  * With one tenant busy in the last control period the depth is
  * max_inflight until another tenant queues a request; with several, none
- * with a request queued behind its own and all of one weight (shallow
- * tenants: the order keeps no share then), until a tenant queues a second
- * request or one of another weight comes (fnv_depth()).
+ * with a request queued behind its own or two at the device and all of
+ * one weight (shallow tenants: the order keeps no share then), until one
+ * no longer is or one of another weight comes (fnv_depth()).
  *
  * 5. Reads and FUA writes (tabs.c, TABS)
  *
@@ -568,6 +568,19 @@ static void fnv_urgent_add(struct fnv_data *fd, struct request *rq)
 	fd->nr_urgent++;
 }
 
+/*
+ * A tenant queued a request behind another of its own, or has two at the
+ * device: the depth holds again (fd->shallow), and the control period
+ * knows it.
+ */
+static void fnv_unshallow(struct fnv_data *fd)
+{
+	lockdep_assert_held(&fd->lock);
+	fd->deep_seen = true;
+	if (fd->shallow)
+		WRITE_ONCE(fd->shallow, 0);
+}
+
 /* @rq on its tenant's queues: the policy of the mode serves it from there. */
 static void fnv_enqueue(struct fnv_data *fd, struct fnv_tenant *tn,
 			struct request *rq)
@@ -607,9 +620,8 @@ static void fnv_enqueue(struct fnv_data *fd, struct fnv_tenant *tn,
 		}
 	} else {
 		tn->queued_behind = true;
-		/* a second request queued: the depth holds again */
-		if (fd->shallow)
-			WRITE_ONCE(fd->shallow, 0);
+		if (!fd->deep_seen)
+			fnv_unshallow(fd);
 	}
 }
 
@@ -1045,7 +1057,7 @@ static struct request *fnv_d2fq_lone(struct fnv_data *fd, int *cls)
 	while (!list_empty(&fd->lone)) {
 		tn = list_first_entry(&fd->lone, struct fnv_tenant, lone_node);
 		if (tn->nr_queued && !tn->d2.parked && tn->d2.cls >= 0 &&
-		    !atomic_read(&tn->inflight))
+		    tn->d2.cls <= D2FQ_HIGH && !atomic_read(&tn->inflight))
 			return fnv_d2fq_take(fd, tn, cls);
 		fnv_lone_del(tn);
 	}
@@ -1101,8 +1113,10 @@ static struct request *fnv_pick(struct fnv_data *fd, int *cls)
 	struct fnv_flow *f;
 	struct request *rq;
 
+	/* requeues and urgent requests first, below the depth */
 	if (!fnv_may_dispatch(fd))
-		return fnv_lone_ready(fd) ? fnv_d2fq_lone(fd, cls) : NULL;
+		return list_empty(&fd->head) && !fd->nr_urgent &&
+		       fnv_lone_ready(fd) ? fnv_d2fq_lone(fd, cls) : NULL;
 	if (!list_empty(&fd->head)) {
 		*cls = -2;
 		return list_first_entry(&fd->head, struct request, queuelist);
@@ -1192,7 +1206,8 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 			fnv_dispatch_stamp(fd, tn, rq, cycle, !k);
 		fnv_rq_set_flags(rq, (fnv_rq_flags(rq) & ~FNV_RQ_SAMPLE) |
 				 FNV_RQ_INFLIGHT | (k ? 0 : FNV_RQ_SAMPLE));
-		atomic_inc(&tn->inflight);
+		if (atomic_inc_return(&tn->inflight) > 1 && !fd->deep_seen)
+			fnv_unshallow(fd);
 	} else {
 		fnv_rq_set_flags(rq, (fnv_rq_flags(rq) & ~FNV_RQ_SAMPLE) |
 				 FNV_RQ_INFLIGHT);
@@ -1689,6 +1704,9 @@ static void fnv_exit_sched(struct elevator_queue *e)
 	fnv_sched_drain(&fd->sched);
 	list_for_each_entry_safe(tn, next, &fd->active, active_node)
 		fnv_tenant_leave(tn);
+	/* drained with their last requests, or a bug */
+	WARN_ON_ONCE(!list_empty(&fd->lone));
+	fnv_lone_clear(fd);
 	spin_unlock_irq(&fd->lock);
 	fnv_deactivate_policy(fd->q, &fnv_policy);
 	/*

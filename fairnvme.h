@@ -220,12 +220,14 @@ struct fnv_data {
 	bool solo_seen;			/* ... in force at all this period */
 	/*
 	 * The busy tenants of the last control period all had at most one
-	 * request queued and the same weight, this one (0: not so): then
-	 * the depth is max_inflight until a tenant queues a second request
-	 * or one of another weight comes (fnv_depth(), fnv_enqueue()).
+	 * request queued or at the device and the same weight, this one (0:
+	 * not so): then the depth is max_inflight until a tenant has a
+	 * second or one of another weight comes (fnv_depth(),
+	 * fnv_unshallow()).
 	 */
 	u32 shallow;
 	bool shallow_seen;		/* ... in force at all this period */
+	bool deep_seen;			/* a tenant was not shallow, this period */
 	/*
 	 * Requests that reached the device past the elevator (on 6.1, FUA
 	 * writes): completions counted racily on the completion path, and
@@ -436,8 +438,8 @@ static inline u64 fnv_charge(struct fnv_data *fd, struct request *rq)
  * where none gave 9.6 (the depth stops where a request's device time
  * doubles, here about the number of dies). A second tenant ends it at its
  * first request (fnv_enqueue()). The same with shallow tenants of one
- * weight (fd->shallow): a second request queued, or a tenant of another
- * weight, ends it.
+ * weight (fd->shallow): a second request queued or at the device, or a
+ * tenant of another weight, ends it.
  */
 static inline u32 fnv_depth(struct fnv_data *fd)
 {
