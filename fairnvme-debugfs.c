@@ -51,6 +51,21 @@ static int fnv_dev_floor_us_show(void *data, struct seq_file *m)
 	return 0;
 }
 
+/*
+ * The control period's walk over the active tenants: what the last one
+ * took with fd->lock held, and the delay to the next (ctl_period_ms, or
+ * longer for a long walk: fnv_ctl_delay()). Racy: for a human.
+ */
+static int fnv_ctl_walk_us_show(void *data, struct seq_file *m)
+{
+	struct fnv_data *fd = fnv_dbg_data(data);
+
+	seq_printf(m, "%llu period_ms=%u\n",
+		   div_u64(READ_ONCE(fd->ctl_last), NSEC_PER_USEC),
+		   jiffies_to_msecs(fnv_ctl_delay(fd)));
+	return 0;
+}
+
 /* the tau_l in force: the tunable's, or auto's last */
 static int fnv_tau_l_eff_bytes_show(void *data, struct seq_file *m)
 {
@@ -190,6 +205,7 @@ const struct blk_mq_debugfs_attr fnv_debugfs_attrs[] = {
 	FNV_DBG_ATTR(depth),
 	FNV_DBG_ATTR(dev_floor_us),
 	FNV_DBG_ATTR(tau_l_eff_bytes),
+	FNV_DBG_ATTR(ctl_walk_us),
 	FNV_DBG_ATTR(thresh_min_eff_us),
 	FNV_DBG_ATTR(thresh_max_eff_us),
 	FNV_DBG_ATTR(cost_learned),

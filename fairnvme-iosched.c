@@ -138,9 +138,9 @@
  * holds requests back (0 fixes the depth at max_inflight). Under soft the
  * first request of a tenant back in the high class with nothing queued
  * or in flight may pass the depth, up to max_inflight or twice the depth,
- * one request per tenant (the lone-tenant exception). Requests that bypassed the elevator (on 6.1,
- * FUA writes) get room beside the depth, estimated each period from their
- * completions (Little's law). For grace_us after a synchronous tenant's
+ * one request per tenant (the lone-tenant exception). Requests that
+ * bypassed the elevator (on 6.1, FUA writes) get room beside the depth,
+ * estimated each period from their completions (Little's law). For grace_us after a synchronous tenant's
  * last completion, tenants ahead of it in vt dispatch only below a quarter
  * of the depth. Asynchronous requests may take 3/4 of the scheduler tags;
  * once 3/4 of nr_requests are in use, a tenant over its weight's share of
@@ -173,10 +173,10 @@
  * Tracepoints: fairnvme_dispatch (each dispatch), fairnvme_state (state
  * changes), fairnvme_refill (budget refills), fairnvme_hl (H/L changes),
  * fairnvme_tabs (TABS phase and alpha); the same decisions are blktrace
- * notes (fnv_msg()) beside the inserts and dispatches. The scheduler's state is in
- * debugfs, /sys/kernel/debug/block/<dev>/sched/ (fairnvme-debugfs.c):
- * hl_ratio, gvt, inflight, depth, dev_floor_us, tau_l_eff_bytes,
- * thresh_{min,max}_eff_us, cost_learned, tenants, tenant_dump, a line per
+ * notes (fnv_msg()) beside the inserts and dispatches. The scheduler's
+ * state is in debugfs, /sys/kernel/debug/block/<dev>/sched/
+ * (fairnvme-debugfs.c): hl_ratio, gvt, inflight, depth, dev_floor_us,
+ * tau_l_eff_bytes, ctl_walk_us, thresh_{min,max}_eff_us, cost_learned, tenants, tenant_dump, a line per
  * tenant the control period walks, and tabs. queue/iosched has the tunables
  * only, made from one table (include/fairnvme/tunables-table.h).
  *
