@@ -31,21 +31,26 @@
 # under every elevator it does (blk-mq runs an elevator's queue from
 # kblockd), so the many-tenant ratio to none measured the cost of 1008
 # tasks switching in and out, the same for mq-deadline (-17 %). At 8 and
-# at 8 + 1000 tenants, none, mq-deadline, $FNV_SCHED and $FNV_SCHED with
-# dev_target_us=0 (no depth limit: what the auto depth costs) are
+# at 8 + 1000 tenants, none, mq-deadline and $FNV_SCHED, all untuned, are
 # measured in interleaved rounds (the readers keep running while the
 # scheduler is switched): the device's completed reads (/sys/block/DEV/stat)
-# over FNV_bench_mt_runtime (default 10) seconds after 2 s to settle, and
+# over FNV_bench_mt_runtime (default 5) seconds after 2 s to settle, and
 # each tenant's reads from its cgroup's io.stat. Printed: IOPS, each
 # round's ratio to none of the same round, their median, the tenants' min
-# and mean IOPS, $FNV_SCHED's depth, and whether the median ratio at 1008
-# is within 10 % of the one at 8 (the goal; not an assertion). Two guest
-# CPUs on a two-core host swing a round's IOPS by up to half: a ratio is
-# taken between neighbouring runs, and the median over the rounds.
-# FNV_bench_tenants=0 skips this part; FNV_bench_mt_rounds (default 3)
-# sets its rounds, FNV_bench_mt_scheds its schedulers (the goal line needs
-# none and $FNV_SCHED among them). In either list of schedulers "+" may
-# stand for a space (fnv.args cannot hold one).
+# and mean IOPS, $FNV_SCHED's depth and control walk (debugfs), and
+# whether the median ratio at 1008 is within 10 % of the one at 8 (the
+# goal; not an assertion). Two guest CPUs on a two-core host swing a
+# measurement's IOPS by up to a fifth from one to the next, none's as
+# much as the others': a ratio is taken between neighbouring runs, and
+# the median over FNV_bench_mt_rounds (default 6) rounds of short runs,
+# which three rounds of 10 s could not pin within 10 % (three runs of
+# the same code gave -19 %, -16 % and +1 %).
+# FNV_bench_tenants=0 skips this part; FNV_bench_mt_scheds sets its
+# schedulers (the goal line needs none and $FNV_SCHED among them); a
+# scheduler may be SCHED:nodepth (dev_target_us=0: what the automatic
+# depth costs) or SCHED:ATTR=VALUE/ATTR=VALUE (queue/iosched tunables).
+# In either list of schedulers "+" may stand for a space (fnv.args cannot
+# hold one).
 set -u
 # shellcheck source=selftests/guest/lib.sh disable=SC1091
 . /tests/lib.sh
@@ -169,11 +174,11 @@ done
 
 # ------------------------------------------------------- many tenants ----
 MT=${FNV_bench_tenants:-1000}
-MT_RT=${FNV_bench_mt_runtime:-10}
-MT_ROUNDS=${FNV_bench_mt_rounds:-3}
+MT_RT=${FNV_bench_mt_runtime:-5}
+MT_ROUNDS=${FNV_bench_mt_rounds:-6}
 MT_IRQ=${FNV_bench_mt_irqmode:-2}
 MT_CNS=${FNV_bench_mt_cnsec:-20000}
-MT_SCHEDS=$(echo "${FNV_bench_mt_scheds:-none mq-deadline $FNV_SCHED $FNV_SCHED:nodepth}" | tr + ' ')
+MT_SCHEDS=$(echo "${FNV_bench_mt_scheds:-none mq-deadline $FNV_SCHED}" | tr + ' ')
 [ "$MT" -gt 0 ] || exit $failed
 set_sched "$dev" none
 if ! dev=$(nullb_create fnv_bench_mt memory_backed=0 irqmode="$MT_IRQ" \
@@ -215,12 +220,31 @@ mt_snap() {
 mt_depth() {
 	cat "/sys/kernel/debug/block/$dev/sched/depth" 2>/dev/null || echo -
 }
+# mt_walk : fairnvme's last control walk, us, and its period
+mt_walk() {
+	cat "/sys/kernel/debug/block/$dev/sched/ctl_walk_us" 2>/dev/null || echo -
+}
+
+# mt_tune SCHED[:TUNING] : TUNING is "nodepth" (dev_target_us=0, what the
+# automatic depth costs) or ATTR=VALUE[/ATTR=VALUE...] for queue/iosched
+mt_tune() {
+	case "$1" in
+	*:nodepth) set -- dev_target_us=0 ;;
+	*:*) set -- $(echo "${1#*:}" | tr / ' ') ;;
+	*) return 0 ;;
+	esac
+	for _kv in "$@"; do
+		echo "${_kv#*=}" >"/sys/block/$dev/queue/iosched/${_kv%%=*}" || return 1
+	done
+}
+
+# mt_key SCHED : SCHED[:TUNING] as a file name ("/" is not one)
+mt_key() { echo "$1" | tr / ,; }
 
 # mt_measure N SCHED ROUND : one measurement, "IOPS MIN MEAN" per tenant
 # into $W/mt.N.SCHED.ROUND
 mt_measure() {
-	if ! err=$(set_sched "$dev" "${2%%:*}" 2>&1) || { [ "$2" != "${2%%:*}" ] &&
-		! err=$( (echo 0 >"/sys/block/$dev/queue/iosched/dev_target_us") 2>&1); }; then
+	if ! err=$(set_sched "$dev" "${2%%:*}" 2>&1) || ! err=$(mt_tune "$2" 2>&1); then
 		echo "bench: $1 tenants $2: cannot select: $err"
 		failed=1
 		return 1
@@ -236,10 +260,10 @@ mt_measure() {
 		END {
 			if (k != n) { printf "bench: %d tenants counted, %d expected\n", k, n > "/dev/stderr" }
 			printf "%.0f %.1f %.1f\n", iops, min, k ? sum / k : 0
-		}' >"$W/mt.$1.$2.$3"
+		}' >"$W/mt.$1.$(mt_key "$2").$3"
 	_d=
-	[ "${2%%:*}" = "$FNV_SCHED" ] && _d=", depth $(mt_depth)"
-	echo "bench: $1 tenants, round $3, $2: $(cat "$W/mt.$1.$2.$3") (IOPS, tenant min, tenant mean$_d)"
+	[ "${2%%:*}" = "$FNV_SCHED" ] && _d=", depth $(mt_depth), walk $(mt_walk) us"
+	echo "bench: $1 tenants, round $3, $2: $(cat "$W/mt.$1.$(mt_key "$2").$3") (IOPS, tenant min, tenant mean$_d)"
 }
 
 mkdir -p "$MTP"
@@ -276,14 +300,14 @@ echo "bench: readers stopped and cgroups removed in $(($(now_ms) - t0)) ms"
 
 # mean over the rounds of column C of $W/mt.N.SCHED.*
 mt_mean() {
-	cat "$W/mt.$1.$2".* 2>/dev/null | awk -v c="$3" '{ s += $c; n++ } END { if (n) printf "%.1f\n", s / n }'
+	cat "$W/mt.$1.$(mt_key "$2")".* 2>/dev/null | awk -v c="$3" '{ s += $c; n++ } END { if (n) printf "%.1f\n", s / n }'
 }
 # mt_ratio N SCHED : the median over the rounds of SCHED's IOPS over none's
 # in the same round, then the rounds' ratios
 mt_ratio() {
 	for r in $(seq "$MT_ROUNDS"); do
-		[ -s "$W/mt.$1.$2.$r" ] && [ -s "$W/mt.$1.none.$r" ] &&
-			awk '{ print $1 }' "$W/mt.$1.$2.$r" "$W/mt.$1.none.$r" | tr '\n' ' ' |
+		[ -s "$W/mt.$1.$(mt_key "$2").$r" ] && [ -s "$W/mt.$1.none.$r" ] &&
+			awk '{ print $1 }' "$W/mt.$1.$(mt_key "$2").$r" "$W/mt.$1.none.$r" | tr '\n' ' ' |
 			awk '$2 > 0 { printf "%.3f\n", $1 / $2 }'
 	done | sort -n | awk '{ v[NR] = $1; l = l " " $1 }
 		END { if (!NR) { print "-"; exit }
@@ -313,8 +337,9 @@ mt_goal() {
 			g, s, n, b, a, d, (d <= 10 && d >= -10) ? "held" : "NOT held"
 	}'
 }
-mt_goal mq-deadline ""
-mt_goal "$FNV_SCHED:nodepth" ""
+for s in $MT_SCHEDS; do
+	[ "$s" = none ] || [ "$s" = "$FNV_SCHED" ] || mt_goal "$s" ""
+done
 mt_goal "$FNV_SCHED" "goal: "
 nullb_destroy fnv_bench_mt 2>/dev/null
 exit $failed
