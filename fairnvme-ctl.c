@@ -356,13 +356,14 @@ static void fnv_d2fq_period(struct fnv_data *fd, u64 now)
  * null_blk (TCG) it took fairnvme from 0.113 to 0.079 of none's IOPS, and
  * to 0.107 at a 1 s period. Its cost per tenant stays bounded instead;
  * with many tenants each is judged less often. (fd->lock held, or the
- * worker not yet armed.)
+ * worker not yet armed; debugfs reads it racily, for display.)
  */
 unsigned long fnv_ctl_delay(struct fnv_data *fd)
 {
 	unsigned long d = msecs_to_jiffies(READ_ONCE(fd->ctl_period_ms));
 
-	return max(d, nsecs_to_jiffies(fd->ctl_spent * FNV_CTL_DUTY));
+	return max(d, nsecs_to_jiffies(READ_ONCE(fd->ctl_spent) *
+				       FNV_CTL_DUTY));
 }
 
 /*
@@ -485,8 +486,12 @@ void fnv_ctl_workfn(struct work_struct *work)
 			wsum += w;
 			wn++;
 			busy = tn;
-			/* for the shallow depth (fd->shallow) */
-			deep |= smp.queued;
+			/*
+			 * for the shallow depth (fd->shallow): also a tenant
+			 * that dispatched nothing this period, with requests
+			 * of the last still at the device
+			 */
+			deep |= smp.queued || atomic_read(&tn->inflight) > 1;
 			wlo = min(wlo, w);
 			whi = max(whi, w);
 		}
@@ -626,8 +631,8 @@ void fnv_ctl_workfn(struct work_struct *work)
 	 * must not stretch the period.
 	 */
 	spent = ktime_get_ns() - t0;
-	fd->ctl_spent = min(spent, fd->ctl_last);
-	fd->ctl_last = spent;
+	WRITE_ONCE(fd->ctl_spent, min(spent, fd->ctl_last));
+	WRITE_ONCE(fd->ctl_last, spent);
 	if (list_empty(&fd->active) && !fd->nr_queued)
 		fd->ctl_armed = false;
 	else

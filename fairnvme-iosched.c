@@ -287,6 +287,18 @@ static bool fnv_lone_ready(struct fnv_data *fd)
 }
 
 /*
+ * Past the depth, may a lone tenant's request go? Not before requeues and
+ * urgent requests, which wait below the depth (fnv_pick()). Lockless in
+ * fnv_has_work(), which must answer as fnv_pick() will: blk-mq re-runs the
+ * queue after a delay when has_work said yes and dispatch found nothing.
+ */
+static bool fnv_lone_pass(struct fnv_data *fd)
+{
+	return list_empty_careful(&fd->head) && !READ_ONCE(fd->nr_urgent) &&
+	       fnv_lone_ready(fd);
+}
+
+/*
  * Policy callback: a tenant with no queued request but budget left keeps the
  * budget cycle open while it has requests at the device or completed its
  * last one less than grace_us ago: it is about to send more.
@@ -565,7 +577,7 @@ static void fnv_urgent_add(struct fnv_data *fd, struct request *rq)
 {
 	list_add_tail(&rq->queuelist, &fd->urgent);
 	fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_URGENT);
-	fd->nr_urgent++;
+	WRITE_ONCE(fd->nr_urgent, fd->nr_urgent + 1);
 }
 
 /*
@@ -810,7 +822,7 @@ static void fnv_remove_request(struct fnv_data *fd, struct request *rq)
 	fnv_rq_set_flags(rq, flags & ~(FNV_RQ_FIFO | FNV_RQ_HEAD |
 				       FNV_RQ_URGENT | FNV_RQ_HELD));
 	if (flags & FNV_RQ_URGENT)
-		fd->nr_urgent--;
+		WRITE_ONCE(fd->nr_urgent, fd->nr_urgent - 1);
 	WRITE_ONCE(fd->nr_queued, fd->nr_queued - 1);
 
 	if ((flags & FNV_RQ_FIFO) && !--tn->nr_queued)
@@ -1104,19 +1116,18 @@ static void fnv_dispatch_stamp(struct fnv_data *fd, struct fnv_tenant *tn,
 }
 
 /*
- * The next request, in this order: past the depth only a lone tenant's
- * (fnv_lone_ready()); requeues and at-head insertions; urgent requests;
- * then the policy's choice among the tenants.
+ * The next request, in this order: requeues and at-head insertions; urgent
+ * requests; then the policy's choice among the tenants. Past the depth,
+ * none of these, but a lone tenant's if nothing of the first two waits
+ * (fnv_lone_pass()).
  */
 static struct request *fnv_pick(struct fnv_data *fd, int *cls)
 {
 	struct fnv_flow *f;
 	struct request *rq;
 
-	/* requeues and urgent requests first, below the depth */
 	if (!fnv_may_dispatch(fd))
-		return list_empty(&fd->head) && !fd->nr_urgent &&
-		       fnv_lone_ready(fd) ? fnv_d2fq_lone(fd, cls) : NULL;
+		return fnv_lone_pass(fd) ? fnv_d2fq_lone(fd, cls) : NULL;
 	if (!list_empty(&fd->head)) {
 		*cls = -2;
 		return list_first_entry(&fd->head, struct request, queuelist);
@@ -1307,7 +1318,7 @@ static bool fnv_has_work(struct blk_mq_hw_ctx *hctx)
 		return true;
 	if (!READ_ONCE(fd->nr_queued))
 		return false;
-	return fnv_may_dispatch(fd) || fnv_lone_ready(fd);
+	return fnv_may_dispatch(fd) || fnv_lone_pass(fd);
 }
 
 static void fnv_prepare_request(struct request *rq)
