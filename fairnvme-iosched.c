@@ -126,31 +126,30 @@
  * 4. Depth
  *
  * The order chosen only decides service if the device does not hold most
- * requests itself: an NVMe device takes hundreds of commands and serves
- * them in its own order. Dispatch stops at a depth of requests at the
- * device and resumes from the completion path. Each period the depth
- * shrinks by a quarter if the mean device time of a request exceeded the
- * target, grows by an eighth if it stayed under 3/4 of it while the depth
- * held requests back, between 1 and max_inflight (32). The target is
- * dev_target_us, by default twice dev_floor, the learned device time of a
- * request sent alone: a request waits behind about one other. The depth
- * starts at 1 to measure it and, with auto, stays at 2 or more while it
- * holds requests back (0 fixes the depth at max_inflight). Under soft the
- * first request of a tenant back in the high class with nothing queued
- * or in flight may pass the depth, up to max_inflight or twice the depth,
- * one request per tenant (the lone-tenant exception). Requests that
- * bypassed the elevator (on 6.1, FUA writes) get room beside the depth,
- * estimated each period from their completions (Little's law). For grace_us after a synchronous tenant's
- * last completion, tenants ahead of it in vt dispatch only below a quarter
- * of the depth. Asynchronous requests may take 3/4 of the scheduler tags;
- * once 3/4 of nr_requests are in use, a tenant over its weight's share of
- * them (8 at least; the root cgroup's aside) gets only the first eighth
- * of each tag word. Writeback throttling is off while fairnvme is used.
- * With one tenant busy in the last control period the depth is
- * max_inflight until another tenant queues a request; with several, none
- * with a request queued behind its own or two at the device and all of
- * one weight (shallow tenants: the order keeps no share then), until one
- * no longer is or one of another weight comes (fnv_depth()).
+ * requests itself: an NVMe device takes hundreds of commands and serves them in
+ * its own order. Dispatch stops at a depth of requests at the device and
+ * resumes from the completion path. Each period the depth shrinks by a quarter
+ * if the mean device time of a request exceeded the target, grows by an eighth
+ * if it stayed under 3/4 of it while the depth held requests back, between 1
+ * and max_inflight (32). The target is dev_target_us, by default twice
+ * dev_floor, the learned device time of a request sent alone: a request waits
+ * behind about one other. The depth starts at 1 to measure it and, with auto,
+ * stays at 2 or more while it holds requests back (0 fixes the depth at
+ * max_inflight). Under soft the first request of a tenant back in the high
+ * class with nothing queued or in flight may pass the depth, up to twice the
+ * depth in force, one request per tenant (the lone-tenant exception). Requests
+ * that bypassed the elevator (on 6.1, FUA writes) get room beside the depth,
+ * estimated each period from their completions (Little's law). For grace_us
+ * after a synchronous tenant's last completion, tenants ahead of it in vt
+ * dispatch only below a quarter of the depth. Asynchronous requests may take
+ * 3/4 of the scheduler tags; once 3/4 of nr_requests are in use, a tenant over
+ * its weight's share of them (8 at least; the root cgroup's aside) gets only
+ * the first eighth of each tag word. Writeback throttling is off while fairnvme
+ * is used. With one tenant busy in the last control period the depth is
+ * max_inflight until another tenant queues a request; with several, none with a
+ * request queued behind its own or two at the device and all of one weight
+ * (shallow tenants: the order keeps no share then), until one no longer is or
+ * one of another weight comes (fnv_depth()).
  *
  * 5. Reads and FUA writes (tabs.c, TABS)
  *
@@ -172,11 +171,11 @@
  * learned costs, write ratio, D2FQ class, vt gap and dispatches per class.
  * Tracepoints: fairnvme_dispatch (each dispatch), fairnvme_state (state
  * changes), fairnvme_refill (budget refills), fairnvme_hl (H/L changes),
- * fairnvme_tabs (TABS phase and alpha); the same decisions are blktrace
- * notes (fnv_msg()) beside the inserts and dispatches. The scheduler's
- * state is in debugfs, /sys/kernel/debug/block/<dev>/sched/
- * (fairnvme-debugfs.c): hl_ratio, gvt, inflight, depth, dev_floor_us,
- * tau_l_eff_bytes, ctl_walk_us, thresh_{min,max}_eff_us, cost_learned, tenants, tenant_dump, a line per
+ * fairnvme_tabs (TABS phase and alpha); the same decisions are blktrace notes
+ * (fnv_msg()) beside the inserts and dispatches. The scheduler's state is in
+ * debugfs, /sys/kernel/debug/block/<dev>/sched/ (fairnvme-debugfs.c): hl_ratio,
+ * gvt, inflight, depth, dev_floor_us, tau_l_eff_bytes, ctl_walk_us,
+ * thresh_{min,max}_eff_us, cost_learned, tenants, tenant_dump, a line per
  * tenant the control period walks, and tabs. queue/iosched has the tunables
  * only, made from one table (include/fairnvme/tunables-table.h).
  *
@@ -270,20 +269,20 @@ static bool fnv_may_dispatch(struct fnv_data *fd)
  * makes longer), and the tenant's whole throughput is that latency: under
  * one busy host core a QD1 reader of equal weight got 0.158 of the device
  * where none gave it 0.23. So the first request of a tenant that returns in
- * the high class, with nothing in flight, may pass the depth, up to
- * max_inflight or twice the depth in all (the larger): it is a request
- * D2FQ would serve soon anyway. Any number of such tenants wait on
- * fd->lone, one request each: only the high class gets there, so a tenant
- * that took more than its weight gives waits for the others' turn, and no
- * tenant gets past the depth more than one request at a time. With 1008
- * QD1 readers on a 20 us null_blk, one such tenant at a time held fairnvme
- * to 0.28 of none's IOPS, against 0.62 with 8 readers.
+ * the high class, with nothing in flight, may pass the depth, up to twice
+ * the depth in force in all: it is a request D2FQ would serve soon anyway.
+ * Any number of such tenants wait on fd->lone, one request each: only the
+ * high class gets there, so a tenant that took more than its weight gives
+ * waits for the others' turn, and no tenant gets past the depth more than
+ * one request at a time. (A pass up to max_inflight, whatever the depth,
+ * gave the weight-200 tenant of 800:600:400:200 0.112 and 0.116 of the
+ * device for 0.100: short of scheduler tags, a light deep tenant drains
+ * often and came back lone each time.)
  */
 static bool fnv_lone_ready(struct fnv_data *fd)
 {
 	return !list_empty(&fd->lone) &&
-	       fnv_inflight_below(fd, max(2 * READ_ONCE(fd->depth),
-					  READ_ONCE(fd->max_inflight)));
+	       fnv_inflight_below(fd, 2 * fnv_depth(fd));
 }
 
 /*
