@@ -210,8 +210,8 @@ ssdsim:
 ssdsim2:
 	$(call ssd-module,$(KVER2),/usr/src/linux-headers-$(KVER2))
 
-guest-tests: modules ssdsim $(BUILD)/fairnvme-blknotes $(BUILD)/qd1read
-	FAIRNVME_EXTRA_FILES="$(strip $(FAIRNVME_EXTRA_FILES) $(BUILD)/ssdsim-$(KVER)/fnvssd.ko $(BUILD)/fairnvme-blknotes $(BUILD)/qd1read)" \
+guest-tests: modules ssdsim $(BUILD)/fairnvme-blknotes
+	FAIRNVME_EXTRA_FILES="$(strip $(FAIRNVME_EXTRA_FILES) $(BUILD)/ssdsim-$(KVER)/fnvssd.ko $(BUILD)/fairnvme-blknotes)" \
 		selftests/vm/run.sh --run tests $(if $(TESTS),--tests $(TESTS))
 
 # The second LTS kernel, 6.12 (tools/install-deps.sh installs the newest
@@ -233,14 +233,14 @@ modules2:
 	$(MAKE) -C /usr/src/linux-headers-$(KVER2) M=$(MOD2) \
 		FNV_BLOCKINC=$(BUILD)/linux-$(shell echo '$(KVER2)' | cut -d. -f1-2)/block modules
 
-guest-tests2: modules2 ssdsim2 $(BUILD)/fairnvme-blknotes $(BUILD)/qd1read
+guest-tests2: modules2 ssdsim2 $(BUILD)/fairnvme-blknotes
 	FAIRNVME_KO=$(MOD2)/fairnvme.ko KVER=$(KVER2) \
-	FAIRNVME_EXTRA_FILES="$(strip $(FAIRNVME_EXTRA_FILES) $(BUILD)/ssdsim-$(KVER2)/fnvssd.ko $(BUILD)/fairnvme-blknotes $(BUILD)/qd1read)" \
+	FAIRNVME_EXTRA_FILES="$(strip $(FAIRNVME_EXTRA_FILES) $(BUILD)/ssdsim-$(KVER2)/fnvssd.ko $(BUILD)/fairnvme-blknotes)" \
 		selftests/vm/run.sh --run tests $(if $(TESTS2),--tests $(TESTS2)) \
 		--out $${TMPDIR:-/tmp}/fnv-vm-$(KVER2)
 
-# The many-tenant part of the benchmark and t26 fork one QD1 reader per
-# cgroup from this static binary, shipped into the guest as /extra/qd1read
+# The many-tenant part of the benchmark forks one QD1 reader per cgroup
+# from this static binary, shipped into the guest as /extra/qd1read
 # (without it, tools/bench-guest.sh falls back to busybox dd).
 $(BUILD)/qd1read: tools/qd1read.c
 	mkdir -p $(BUILD)

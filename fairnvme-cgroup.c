@@ -41,7 +41,6 @@ static struct blkg_policy_data *fnv_pd_alloc(FNV_PD_ALLOC_ARGS)
 	INIT_LIST_HEAD(&tn->fifo[0]);
 	INIT_LIST_HEAD(&tn->fifo[1]);
 	INIT_LIST_HEAD(&tn->active_node);
-	INIT_LIST_HEAD(&tn->lone_node);
 	atomic_set(&tn->inflight, 0);
 	tn->sort[READ] = RB_ROOT;
 	tn->sort[WRITE] = RB_ROOT;
@@ -145,7 +144,6 @@ static void fnv_pd_free(struct blkg_policy_data *pd)
 	WARN_ON_ONCE(tn->nr_queued || tn->flow.backlogged ||
 		     !list_empty(&tn->flow.wnode) || tn->d2.cls >= 0 ||
 		     !list_empty(&tn->active_node) ||
-		     !list_empty(&tn->lone_node) ||
 		     atomic_read(&tn->inflight));
 	if (tn->d2.id != D2FQ_ID_NONE)
 		ida_free(&fnv_ida, tn->d2.id);

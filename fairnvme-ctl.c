@@ -435,9 +435,9 @@ void fnv_ctl_workfn(struct work_struct *work)
 	struct fnv_tenant *tn, *next;
 	u64 dev_sum = 0, nr = 0, wsum = 0, esum = 0, bypass, t0, dt, spent;
 	u64 dem[TABS_NR_FAIR] = {};
-	bool comp = false, limited, kick = false, solo, deep = false;
+	bool comp = false, limited, kick = false, solo;
 	struct fnv_tenant *busy = NULL;
-	u32 wn = 0, mode, wlo = U32_MAX, whi = 0, was;
+	u32 wn = 0, mode;
 	u64 b_total;
 
 	fnv_read_params(fd, &p);
@@ -486,14 +486,6 @@ void fnv_ctl_workfn(struct work_struct *work)
 			wsum += w;
 			wn++;
 			busy = tn;
-			/*
-			 * for the shallow depth (fd->shallow): also a tenant
-			 * that dispatched nothing this period, with requests
-			 * of the last still at the device
-			 */
-			deep |= smp.queued || atomic_read(&tn->inflight) > 1;
-			wlo = min(wlo, w);
-			whi = max(whi, w);
 		}
 		if (fd->tabs_on)
 			fnv_tabs_weigh(tn, w, dem);
@@ -551,30 +543,13 @@ void fnv_ctl_workfn(struct work_struct *work)
 	 * still measuring the device (dev_floor unknown), nor with no auto
 	 * target to come back to.
 	 */
-	was = fnv_depth(fd);
-	solo = fd->solo_seen || fd->shallow_seen;
+	solo = fd->solo_seen;
 	WRITE_ONCE(fd->solo, wn == 1 && fd->dev_floor &&
 		   fd->dev_target_us == FNV_DEV_TARGET_AUTO ? busy : NULL);
 	fd->solo_seen = fd->solo;
-	/*
-	 * Several tenants busy, none with a request queued behind another
-	 * of its own or two at the device, all of one weight: the depth is
-	 * max_inflight until that changes (fnv_unshallow()). Each tenant
-	 * has one request to
-	 * serve at a time, and whatever the order, each is served once in
-	 * a round: the depth keeps no share, and only held requests back
-	 * (1008 QD1 readers on null_blk, 20 us by timer, under TCG: depth
-	 * 2, 0.28 of none's IOPS, 0.62 with 8 readers).
-	 */
-	deep |= fd->deep_seen;
-	fd->deep_seen = false;
-	WRITE_ONCE(fd->shallow, wn > 1 && !deep && wlo == whi &&
-		   fd->dev_floor &&
-		   fd->dev_target_us == FNV_DEV_TARGET_AUTO ? wlo : 0);
-	fd->shallow_seen = fd->shallow;
-	/* a period that ran solo or shallow at all says nothing of the depth */
+	/* a period that ran solo at all says nothing of the depth */
 	fnv_adapt_depth(fd, nr ? div64_u64(dev_sum, nr) : 0, limited, solo);
-	if (fnv_depth(fd) > was)
+	if (fd->solo && !solo)
 		kick = true;
 	/*
 	 * Requests at the device that passed the elevator, by Little's law:

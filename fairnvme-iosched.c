@@ -126,30 +126,28 @@
  * 4. Depth
  *
  * The order chosen only decides service if the device does not hold most
- * requests itself: an NVMe device takes hundreds of commands and serves them in
- * its own order. Dispatch stops at a depth of requests at the device and
- * resumes from the completion path. Each period the depth shrinks by a quarter
- * if the mean device time of a request exceeded the target, grows by an eighth
- * if it stayed under 3/4 of it while the depth held requests back, between 1
- * and max_inflight (32). The target is dev_target_us, by default twice
- * dev_floor, the learned device time of a request sent alone: a request waits
- * behind about one other. The depth starts at 1 to measure it and, with auto,
- * stays at 2 or more while it holds requests back (0 fixes the depth at
- * max_inflight). Under soft the first request of a tenant back in the high
- * class with nothing queued or in flight may pass the depth, up to twice the
- * depth in force, one request per tenant (the lone-tenant exception). Requests
- * that bypassed the elevator (on 6.1, FUA writes) get room beside the depth,
- * estimated each period from their completions (Little's law). For grace_us
- * after a synchronous tenant's last completion, tenants ahead of it in vt
- * dispatch only below a quarter of the depth. Asynchronous requests may take
- * 3/4 of the scheduler tags; once 3/4 of nr_requests are in use, a tenant over
- * its weight's share of them (8 at least; the root cgroup's aside) gets only
- * the first eighth of each tag word. Writeback throttling is off while fairnvme
- * is used. With one tenant busy in the last control period the depth is
- * max_inflight until another tenant queues a request; with several, none with a
- * request queued behind its own or two at the device and all of one weight
- * (shallow tenants: the order keeps no share then), until one no longer is or
- * one of another weight comes (fnv_depth()).
+ * requests itself: an NVMe device takes hundreds of commands and serves
+ * them in its own order. Dispatch stops at a depth of requests at the
+ * device and resumes from the completion path. Each period the depth
+ * shrinks by a quarter if the mean device time of a request exceeded the
+ * target, grows by an eighth if it stayed under 3/4 of it while the depth
+ * held requests back, between 1 and max_inflight (32). The target is
+ * dev_target_us, by default twice dev_floor, the learned device time of a
+ * request sent alone: a request waits behind about one other. The depth
+ * starts at 1 to measure it and, with auto, stays at 2 or more while it
+ * holds requests back (0 fixes the depth at max_inflight). Under soft the
+ * first request of a tenant back in the high class with nothing queued
+ * or in flight may pass the depth, up to twice it, one tenant at a time
+ * (the lone-tenant exception). Requests that bypassed the elevator (on 6.1,
+ * FUA writes) get room beside the depth, estimated each period from their
+ * completions (Little's law). For grace_us after a synchronous tenant's
+ * last completion, tenants ahead of it in vt dispatch only below a quarter
+ * of the depth. Asynchronous requests may take 3/4 of the scheduler tags;
+ * once 3/4 of nr_requests are in use, a tenant over its weight's share of
+ * them (8 at least; the root cgroup's aside) gets only the first eighth
+ * of each tag word. Writeback throttling is off while fairnvme is used.
+ * With one tenant busy in the last control period the depth is
+ * max_inflight until another tenant queues a request (fnv_depth()).
  *
  * 5. Reads and FUA writes (tabs.c, TABS)
  *
@@ -171,12 +169,13 @@
  * learned costs, write ratio, D2FQ class, vt gap and dispatches per class.
  * Tracepoints: fairnvme_dispatch (each dispatch), fairnvme_state (state
  * changes), fairnvme_refill (budget refills), fairnvme_hl (H/L changes),
- * fairnvme_tabs (TABS phase and alpha); the same decisions are blktrace notes
- * (fnv_msg()) beside the inserts and dispatches. The scheduler's state is in
- * debugfs, /sys/kernel/debug/block/<dev>/sched/ (fairnvme-debugfs.c): hl_ratio,
- * gvt, inflight, depth, dev_floor_us, tau_l_eff_bytes, ctl_walk_us,
- * thresh_{min,max}_eff_us, cost_learned, tenants, tenant_dump, a line per
- * tenant the control period walks, and tabs. queue/iosched has the tunables
+ * fairnvme_tabs (TABS phase and alpha); the same decisions are blktrace
+ * notes (fnv_msg()) beside the inserts and dispatches. The scheduler's
+ * state is in debugfs, /sys/kernel/debug/block/<dev>/sched/
+ * (fairnvme-debugfs.c): hl_ratio, gvt, inflight, depth, dev_floor_us,
+ * tau_l_eff_bytes, ctl_walk_us, thresh_{min,max}_eff_us, cost_learned,
+ * tenants, tenant_dump, a line per tenant the control period walks, and
+ * tabs. queue/iosched has the tunables
  * only, made from one table (include/fairnvme/tunables-table.h).
  *
  * The module's files: this one, the elevator (insertion, dispatch,
@@ -270,31 +269,13 @@ static bool fnv_may_dispatch(struct fnv_data *fd)
  * one busy host core a QD1 reader of equal weight got 0.158 of the device
  * where none gave it 0.23. So the first request of a tenant that returns in
  * the high class, with nothing in flight, may pass the depth, up to twice
- * the depth in force in all: it is a request D2FQ would serve soon anyway.
- * Any number of such tenants wait on fd->lone, one request each: only the
- * high class gets there, so a tenant that took more than its weight gives
- * waits for the others' turn, and no tenant gets past the depth more than
- * one request at a time. (A pass up to max_inflight, whatever the depth,
- * gave the weight-200 tenant of 800:600:400:200 0.112 and 0.116 of the
- * device for 0.100: short of scheduler tags, a light deep tenant drains
- * often and came back lone each time.)
+ * the depth in all: it is the request D2FQ would serve next anyway, and at
+ * most one such tenant waits at a time.
  */
 static bool fnv_lone_ready(struct fnv_data *fd)
 {
-	return !list_empty(&fd->lone) &&
-	       fnv_inflight_below(fd, 2 * fnv_depth(fd));
-}
-
-/*
- * Past the depth, may a lone tenant's request go? Not before requeues and
- * urgent requests, which wait below the depth (fnv_pick()). Lockless in
- * fnv_has_work(), which must answer as fnv_pick() will: blk-mq re-runs the
- * queue after a delay when has_work said yes and dispatch found nothing.
- */
-static bool fnv_lone_pass(struct fnv_data *fd)
-{
-	return list_empty_careful(&fd->head) && !READ_ONCE(fd->nr_urgent) &&
-	       fnv_lone_ready(fd);
+	return READ_ONCE(fd->lone) &&
+	       atomic_read(&fd->inflight) < 2 * READ_ONCE(fd->depth);
 }
 
 /*
@@ -327,24 +308,6 @@ void fnv_tenant_leave(struct fnv_tenant *tn)
 {
 	list_del_init(&tn->active_node);
 	fnv_tenant_hold(tn, false);
-}
-
-/* @tn off fd->lone, if it is there, and the reference it held there. */
-static void fnv_lone_del(struct fnv_tenant *tn)
-{
-	if (list_empty(&tn->lone_node))
-		return;
-	list_del_init(&tn->lone_node);
-	fnv_tenant_hold(tn, false);
-}
-
-/* No tenant may pass the depth any more (a change of wrr_mode). */
-void fnv_lone_clear(struct fnv_data *fd)
-{
-	lockdep_assert_held(&fd->lock);
-	while (!list_empty(&fd->lone))
-		fnv_lone_del(list_first_entry(&fd->lone, struct fnv_tenant,
-					      lone_node));
 }
 
 /* Policy callback: a tenant on the waiting list holds a blkg reference. */
@@ -542,7 +505,8 @@ static void fnv_tenant_backlogged(struct fnv_data *fd, struct fnv_tenant *tn)
  */
 static void fnv_tenant_drained(struct fnv_data *fd, struct fnv_tenant *tn)
 {
-	fnv_lone_del(tn);
+	if (fd->lone == tn)
+		WRITE_ONCE(fd->lone, NULL);
 	if (tn->d2.cls >= 0) {
 		if (tn->offline)
 			d2fq_arb_del(&fd->arb, &tn->d2);
@@ -576,20 +540,7 @@ static void fnv_urgent_add(struct fnv_data *fd, struct request *rq)
 {
 	list_add_tail(&rq->queuelist, &fd->urgent);
 	fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_URGENT);
-	WRITE_ONCE(fd->nr_urgent, fd->nr_urgent + 1);
-}
-
-/*
- * A tenant queued a request behind another of its own, or has two at the
- * device: the depth holds again (fd->shallow), and the control period
- * knows it.
- */
-static void fnv_unshallow(struct fnv_data *fd)
-{
-	lockdep_assert_held(&fd->lock);
-	fd->deep_seen = true;
-	if (fd->shallow)
-		WRITE_ONCE(fd->shallow, 0);
+	fd->nr_urgent++;
 }
 
 /* @rq on its tenant's queues: the policy of the mode serves it from there. */
@@ -613,26 +564,16 @@ static void fnv_enqueue(struct fnv_data *fd, struct fnv_tenant *tn,
 						0 : 1]);
 	fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_FIFO);
 	if (!tn->nr_queued++) {
-		/*
-		 * Another tenant, or one of another weight: the depth holds
-		 * again (fnv_depth()).
-		 */
+		/* another tenant: the depth holds again (fnv_depth()) */
 		if (fd->solo && fd->solo != tn)
 			WRITE_ONCE(fd->solo, NULL);
-		if (fd->shallow && fd->shallow != READ_ONCE(tn->cfg_weight))
-			WRITE_ONCE(fd->shallow, 0);
 		fnv_tenant_backlogged(fd, tn);
-		if (fd->wrr_mode == FNV_WRR_SOFT &&
+		if (fd->wrr_mode == FNV_WRR_SOFT && !fd->lone &&
 		    tn->d2.cls >= 0 && tn->d2.cls <= D2FQ_HIGH &&
-		    !atomic_read(&tn->inflight) &&
-		    list_empty(&tn->lone_node)) {
-			fnv_tenant_hold(tn, true);
-			list_add_tail(&tn->lone_node, &fd->lone);
-		}
+		    !atomic_read(&tn->inflight))
+			WRITE_ONCE(fd->lone, tn);
 	} else {
 		tn->queued_behind = true;
-		if (!fd->deep_seen)
-			fnv_unshallow(fd);
 	}
 }
 
@@ -821,7 +762,7 @@ static void fnv_remove_request(struct fnv_data *fd, struct request *rq)
 	fnv_rq_set_flags(rq, flags & ~(FNV_RQ_FIFO | FNV_RQ_HEAD |
 				       FNV_RQ_URGENT | FNV_RQ_HELD));
 	if (flags & FNV_RQ_URGENT)
-		WRITE_ONCE(fd->nr_urgent, fd->nr_urgent - 1);
+		fd->nr_urgent--;
 	WRITE_ONCE(fd->nr_queued, fd->nr_queued - 1);
 
 	if ((flags & FNV_RQ_FIFO) && !--tn->nr_queued)
@@ -943,7 +884,7 @@ static bool fnv_held(struct fnv_data *fd, struct fnv_tenant *tn)
 {
 	u64 grace = (u64)fd->grace_us * NSEC_PER_USEC;
 	u64 sync_done = READ_ONCE(fd->sync_done);
-	int cap = max(fnv_depth(fd) >> FNV_HOLD_DEPTH_SHIFT, 1U);
+	int cap = max(READ_ONCE(fd->depth) >> FNV_HOLD_DEPTH_SHIFT, 1U);
 
 	if (atomic_read(&fd->inflight) < cap ||
 	    (s64)(READ_ONCE(fd->last_done) - sync_done) >= (s64)grace ||
@@ -966,7 +907,6 @@ static struct request *fnv_d2fq_take(struct fnv_data *fd,
 	struct request *rq;
 	enum d2fq_class to;
 
-	fnv_lone_del(tn);
 	rq = fnv_tenant_next(tn);
 	*cls = f->cls;
 	d2fq_flow_served(f, f->cls, fnv_charge(fd, rq) << SECTOR_SHIFT);
@@ -1057,22 +997,16 @@ static struct request *fnv_d2fq_next(struct fnv_data *fd, int *cls)
 	return NULL;
 }
 
-/*
- * The first request of the first tenant on fd->lone that still has nothing
- * in flight, past the depth (see fnv_lone_ready()).
- */
+/* The lone tenant's request, past the depth (see fnv_lone_ready()). */
 static struct request *fnv_d2fq_lone(struct fnv_data *fd, int *cls)
 {
-	struct fnv_tenant *tn;
+	struct fnv_tenant *tn = fd->lone;
 
-	while (!list_empty(&fd->lone)) {
-		tn = list_first_entry(&fd->lone, struct fnv_tenant, lone_node);
-		if (tn->nr_queued && !tn->d2.parked && tn->d2.cls >= 0 &&
-		    tn->d2.cls <= D2FQ_HIGH && !atomic_read(&tn->inflight))
-			return fnv_d2fq_take(fd, tn, cls);
-		fnv_lone_del(tn);
-	}
-	return NULL;
+	WRITE_ONCE(fd->lone, NULL);
+	if (!tn || !tn->nr_queued || tn->d2.parked || tn->d2.cls < 0 ||
+	    atomic_read(&tn->inflight))
+		return NULL;
+	return fnv_d2fq_take(fd, tn, cls);
 }
 
 /*
@@ -1115,10 +1049,9 @@ static void fnv_dispatch_stamp(struct fnv_data *fd, struct fnv_tenant *tn,
 }
 
 /*
- * The next request, in this order: requeues and at-head insertions; urgent
- * requests; then the policy's choice among the tenants. Past the depth,
- * none of these, but a lone tenant's if nothing of the first two waits
- * (fnv_lone_pass()).
+ * The next request, in this order: past the depth only a lone tenant's
+ * (fnv_lone_ready()); requeues and at-head insertions; urgent requests;
+ * then the policy's choice among the tenants.
  */
 static struct request *fnv_pick(struct fnv_data *fd, int *cls)
 {
@@ -1126,7 +1059,7 @@ static struct request *fnv_pick(struct fnv_data *fd, int *cls)
 	struct request *rq;
 
 	if (!fnv_may_dispatch(fd))
-		return fnv_lone_pass(fd) ? fnv_d2fq_lone(fd, cls) : NULL;
+		return fnv_lone_ready(fd) ? fnv_d2fq_lone(fd, cls) : NULL;
 	if (!list_empty(&fd->head)) {
 		*cls = -2;
 		return list_first_entry(&fd->head, struct request, queuelist);
@@ -1216,8 +1149,7 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 			fnv_dispatch_stamp(fd, tn, rq, cycle, !k);
 		fnv_rq_set_flags(rq, (fnv_rq_flags(rq) & ~FNV_RQ_SAMPLE) |
 				 FNV_RQ_INFLIGHT | (k ? 0 : FNV_RQ_SAMPLE));
-		if (atomic_inc_return(&tn->inflight) > 1 && !fd->deep_seen)
-			fnv_unshallow(fd);
+		atomic_inc(&tn->inflight);
 	} else {
 		fnv_rq_set_flags(rq, (fnv_rq_flags(rq) & ~FNV_RQ_SAMPLE) |
 				 FNV_RQ_INFLIGHT);
@@ -1317,7 +1249,7 @@ static bool fnv_has_work(struct blk_mq_hw_ctx *hctx)
 		return true;
 	if (!READ_ONCE(fd->nr_queued))
 		return false;
-	return fnv_may_dispatch(fd) || fnv_lone_pass(fd);
+	return fnv_may_dispatch(fd) || fnv_lone_ready(fd);
 }
 
 static void fnv_prepare_request(struct request *rq)
@@ -1641,7 +1573,6 @@ static int fnv_init_sched(struct request_queue *q, struct elevator_type *e)
 	INIT_LIST_HEAD(&fd->urgent);
 	INIT_LIST_HEAD(&fd->bypass);
 	INIT_LIST_HEAD(&fd->tabs_held);
-	INIT_LIST_HEAD(&fd->lone);
 	atomic_set(&fd->inflight, 0);
 	fd->ctl = fnv_ctl_defaults;
 	fnv_tunables_init(fd);
@@ -1714,9 +1645,6 @@ static void fnv_exit_sched(struct elevator_queue *e)
 	fnv_sched_drain(&fd->sched);
 	list_for_each_entry_safe(tn, next, &fd->active, active_node)
 		fnv_tenant_leave(tn);
-	/* drained with their last requests, or a bug */
-	WARN_ON_ONCE(!list_empty(&fd->lone));
-	fnv_lone_clear(fd);
 	spin_unlock_irq(&fd->lock);
 	fnv_deactivate_policy(fd->q, &fnv_policy);
 	/*

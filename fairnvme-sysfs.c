@@ -125,7 +125,7 @@ static void fnv_wrr_migrate(struct fnv_data *fd)
 	int i;
 
 	lockdep_assert_held(&fd->lock);
-	fnv_lone_clear(fd);
+	WRITE_ONCE(fd->lone, NULL);
 	if (fd->wrr_mode == FNV_WRR_OFF) {
 		fnv_d2fq_clear(fd, fnv_wrr_activate);
 		return;

@@ -166,7 +166,6 @@ struct fnv_tenant {
 	 */
 	struct list_head active_node;
 	u32 idle_periods;
-	struct list_head lone_node;	/* on fnv_data.lone, fnv_data.lock */
 
 	/* the control worker's, under fnv_data.lock; read racily elsewhere */
 	struct fnv_ctl ctl;
@@ -204,12 +203,12 @@ struct fnv_data {
 	u32 nr_queued;			/* requests held, all lists */
 	u64 seq;			/* insertion order, for fifo_time */
 	/*
-	 * Soft mode: tenants that had nothing queued or in flight and came
-	 * back in the high class, in the order they came; the first request
-	 * of each may pass the depth (fnv_lone_ready()). A tenant leaves when
-	 * it drains or is served; each holds a blkg reference while here.
+	 * Soft mode: a tenant that had nothing queued or in flight and came
+	 * back in the high class; its first request may pass the depth
+	 * (fnv_lone_ready). Cleared when the tenant drains: its queued
+	 * requests hold its blkg while it is here.
 	 */
-	struct list_head lone;
+	struct fnv_tenant *lone;
 	u32 depth;			/* dispatch depth now, <= max_inflight */
 	/*
 	 * The one tenant that was busy in the last control period, or NULL:
@@ -218,16 +217,6 @@ struct fnv_data {
 	 */
 	void *solo;
 	bool solo_seen;			/* ... in force at all this period */
-	/*
-	 * The busy tenants of the last control period all had at most one
-	 * request queued or at the device and the same weight, this one (0:
-	 * not so): then the depth is max_inflight until a tenant has a
-	 * second or one of another weight comes (fnv_depth(),
-	 * fnv_unshallow()).
-	 */
-	u32 shallow;
-	bool shallow_seen;		/* ... in force at all this period */
-	bool deep_seen;			/* a tenant was not shallow, this period */
 	/*
 	 * Requests that reached the device past the elevator (on 6.1, FUA
 	 * writes): completions counted racily on the completion path, and
@@ -322,7 +311,6 @@ extern struct elv_fs_entry fnv_attrs[];
 
 /* fairnvme-iosched.c */
 void fnv_tenant_leave(struct fnv_tenant *tn);
-void fnv_lone_clear(struct fnv_data *fd);
 void fnv_d2fq_enqueue(struct fnv_data *fd, struct fnv_tenant *tn);
 void fnv_d2fq_reclass(struct fnv_data *fd, struct fnv_tenant *tn);
 void fnv_d2fq_clear(struct fnv_data *fd,
@@ -437,14 +425,12 @@ static inline u64 fnv_charge(struct fnv_data *fd, struct request *rq)
  * fnvssd's 4 dies got 22 MB/s where none gave 37, a lone FUA writer 4.1
  * where none gave 9.6 (the depth stops where a request's device time
  * doubles, here about the number of dies). A second tenant ends it at its
- * first request (fnv_enqueue()). The same with shallow tenants of one
- * weight (fd->shallow): a second request queued or at the device, or a
- * tenant of another weight, ends it.
+ * first request (fnv_enqueue()).
  */
 static inline u32 fnv_depth(struct fnv_data *fd)
 {
-	return READ_ONCE(fd->solo) || READ_ONCE(fd->shallow) ?
-	       READ_ONCE(fd->max_inflight) : READ_ONCE(fd->depth);
+	return READ_ONCE(fd->solo) ? READ_ONCE(fd->max_inflight) :
+	       READ_ONCE(fd->depth);
 }
 
 /*

@@ -31,9 +31,11 @@
 # under every elevator it does (blk-mq runs an elevator's queue from
 # kblockd), so the many-tenant ratio to none measured the cost of 1008
 # tasks switching in and out, the same for mq-deadline (-17 %). At 8 and
-# at 8 + 1000 tenants, none, mq-deadline and $FNV_SCHED, all untuned, are
-# measured in interleaved rounds (the readers keep running while the
-# scheduler is switched): the device's completed reads (/sys/block/DEV/stat)
+# at 8 + 1000 tenants, none, mq-deadline, $FNV_SCHED (all untuned) and
+# $FNV_SCHED:nodepth (dev_target_us=0, no depth limit: what the automatic
+# depth costs) are measured in interleaved rounds (the readers keep
+# running while the scheduler is switched): the device's completed reads
+# (/sys/block/DEV/stat)
 # over FNV_bench_mt_runtime (default 5) seconds after 2 s to settle, and
 # each tenant's reads from its cgroup's io.stat. Printed: IOPS, each
 # round's ratio to none of the same round, their median, the tenants' min
@@ -47,8 +49,8 @@
 # the same code gave -19 %, -16 % and +1 %).
 # FNV_bench_tenants=0 skips this part; FNV_bench_mt_scheds sets its
 # schedulers (the goal line needs none and $FNV_SCHED among them); a
-# scheduler may be SCHED:nodepth (dev_target_us=0: what the automatic
-# depth costs) or SCHED:ATTR=VALUE/ATTR=VALUE (queue/iosched tunables).
+# scheduler may be SCHED:nodepth or SCHED:ATTR=VALUE/ATTR=VALUE
+# (queue/iosched tunables).
 # In either list of schedulers "+" may stand for a space (fnv.args cannot
 # hold one).
 set -u
@@ -178,7 +180,7 @@ MT_RT=${FNV_bench_mt_runtime:-5}
 MT_ROUNDS=${FNV_bench_mt_rounds:-6}
 MT_IRQ=${FNV_bench_mt_irqmode:-2}
 MT_CNS=${FNV_bench_mt_cnsec:-20000}
-MT_SCHEDS=$(echo "${FNV_bench_mt_scheds:-none mq-deadline $FNV_SCHED}" | tr + ' ')
+MT_SCHEDS=$(echo "${FNV_bench_mt_scheds:-none mq-deadline $FNV_SCHED $FNV_SCHED:nodepth}" | tr + ' ')
 [ "$MT" -gt 0 ] || exit $failed
 set_sched "$dev" none
 if ! dev=$(nullb_create fnv_bench_mt memory_backed=0 irqmode="$MT_IRQ" \
