@@ -15,7 +15,7 @@
 #      assert_near DESC MEASURED EXPECTED TOLPCT; assert_ge/assert_le DESC VALUE LIMIT;
 #      tap_fail_rest REASON; tap_skip_rest REASON; tap_done (exit status: 0 only if all planned points passed)
 # Devices: nvme_dev [SERIAL]; nvme_bw_dev; have_nullb; nullb_create NAME [key=val...]; nullb_destroy NAME;
-#      set_sched DEV NAME; get_sched DEV; dev_sched_busy DEV; dev_sched_busy_wait DEV SEC
+#      set_sched DEV NAME; get_sched DEV; dev_sched_busy DEV; dev_sched_busy_wait DEV SEC [MIN]
 # Emulated SSD: ssd_prereq; ssd_load; ssd_create NAME [attr=val...] (prints the disk); ssd_destroy NAME;
 #      ssd_stat NAME KEY
 # Module: fnv_load; fnv_unload; mod_loaded MODNAME
@@ -300,16 +300,20 @@ dev_sched_busy() {
 		awk -F= '/^busy=/ { s += $2 } END { print s + 0 }'
 }
 
-# dev_sched_busy_wait DEV SEC : dev_sched_busy, sampled every 200 ms for up
-# to SEC seconds until it is not 0 (one sample can fall between two of
-# fio's batches on a slow guest); prints the last sample
+# dev_sched_busy_wait DEV SEC [MIN] : dev_sched_busy, sampled every 200 ms
+# for up to SEC seconds until it is MIN (default 1) or more (one sample can
+# fall between two of fio's batches on a slow guest, and fio's jobs reach
+# their full depth at their own pace); prints the largest sample
 dev_sched_busy_wait() {
 	_n=$(($2 * 5))
-	while _b=$(dev_sched_busy "$1") && [ "$_b" = 0 ] && [ "$_n" -gt 0 ]; do
+	_m=0
+	while _b=$(dev_sched_busy "$1"); do
+		[ "$_b" -gt "$_m" ] && _m=$_b
+		[ "$_m" -ge "${3:-1}" ] || [ "$_n" -le 0 ] && break
 		sleep 0.2
 		_n=$((_n - 1))
 	done
-	echo "$_b"
+	echo "$_m"
 }
 
 # dev_inflight DEV : requests in flight at the driver (reads + writes)
