@@ -6,7 +6,7 @@
 # is accepted (so that the rejections are not just a read-only file).
 . /tests/lib.sh
 
-tap_plan 136
+tap_plan 137
 fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_dev) || tap_fail_rest "no nvme device"
 # a fresh instance, with every tunable at its default
@@ -109,6 +109,9 @@ check "debugfs hl_ratio and gvt refuse writes, hl_ratio in 3..256" sh -c \
 	"! (echo 5 >$dbg/hl_ratio) 2>/dev/null && ! (echo 5 >$dbg/gvt) 2>/dev/null && [ \$(cat $dbg/hl_ratio) -ge 3 ] && [ \$(cat $dbg/hl_ratio) -le 256 ]"
 check "debugfs dev_floor_us refuses writes and keeps its value" sh -c \
 	"v=\$(cat $dbg/dev_floor_us) && ! (echo 5 >$dbg/dev_floor_us) 2>/dev/null && [ \"\$(cat $dbg/dev_floor_us)\" = \"\$v\" ]"
+# "US period_ms=MS": the walk's time, and a period of ctl_period_ms or more
+check "debugfs ctl_walk_us reads US period_ms=MS (MS >= ctl_period_ms), refuses writes" sh -c \
+	"l=\$(cat $dbg/ctl_walk_us) && echo \"\$l\" | grep -Eqx '[0-9]+ period_ms=[0-9]+' && [ \"\${l#*=}\" -ge \$(cat $io/ctl_period_ms) ] && ! (echo 5 >$dbg/ctl_walk_us) 2>/dev/null"
 check "wrr_mode accepts off and soft" sh -c \
 	"echo off >$io/wrr_mode && grep -qx 'soft \[off\]' $io/wrr_mode && echo soft >$io/wrr_mode && grep -qx '\[soft\] off' $io/wrr_mode"
 check "state_latency defaults to head, accepts queue and head" sh -c \
