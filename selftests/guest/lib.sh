@@ -601,40 +601,47 @@ tenants_wait() {
 # tenants_run DEV RUNTIME "FIO ARGS" NAME... : run one fio per tenant
 # concurrently (same ARGS for all), wait for all. Per-tenant extra arguments
 # can be given in variables FNV_TARGS_<NAME> (word-split).
-# The tenants start their I/O together: each fio, once set up, waits in
-# --exec_prerun (before its runtime starts) until all are ready, for up to
-# 60 s. Started one after another, under TCG they began up to seconds
-# apart, and the last one ran alone at the end: t04's weight-200 tenant
-# had 0.119 of the IOPS where 0.100 is due (the others had theirs of
-# 2000 IOPS, it had 44 IOPS more).
+# The tenants start their I/O together: each fio job, once set up, waits
+# in --exec_prerun (before its runtime starts) until all jobs of all the
+# tenants are ready, for up to 60 s. Started one after another, under TCG
+# they began up to seconds apart, and the last one ran alone at the end:
+# t04's weight-200 tenant had 0.119 of the IOPS where 0.100 is due (the
+# others had theirs of 2000 IOPS, it had 44 IOPS more). All jobs, not one
+# per tenant: a fio's jobs set up one by one (t20's B has 8), and those
+# still setting up when the rest started ran past their end (t20 summed
+# 2177 IOPS of a device throttled at 2000).
 tenants_run() {
-	local dev rt args name extra go n
+	local dev rt args name extra go n nj
 	dev=$1 rt=$2 args=$3
 	shift 3
 	go=$FNV_WORK/tenants-go
 	rm -f "$go" "$FNV_WORK"/tenants-ready.*
 	# the barrier, a script: fio's option values take no shell quoting
 	cat >"$FNV_WORK/tenants-barrier" <<-EOF
-		touch "$FNV_WORK/tenants-ready.\$1"
+		touch "$FNV_WORK/tenants-ready.\$1.\$\$"
 		n=0
 		while [ ! -e "$go" ] && [ \$n -lt 1200 ]; do
 			sleep 0.05
 			n=\$((n + 1))
 		done
 	EOF
+	n=0
 	for name in "$@"; do
 		eval "extra=\${FNV_TARGS_$name:-}"
+		# jobs: the last --numjobs= given, else 1
+		nj=$(echo " $args $extra" | tr -s ' \t\n' '\n\n\n' |
+			sed -n 's/^--numjobs=\([0-9][0-9]*\)$/\1/p' | tail -n 1)
+		n=$((n + ${nj:-1}))
 		# shellcheck disable=SC2086
 		tenant_start "$name" "$dev" "$rt" $args $extra \
 			"--exec_prerun=sh $FNV_WORK/tenants-barrier $name"
 	done
-	n=$#
 	wait_until 60 _tenants_ready "$n"
 	touch "$go"
 	tenants_wait
 }
 
-_tenants_ready() {
+_tenants_ready() { # JOBS: that many jobs wait at the barrier
 	[ "$(ls "$FNV_WORK"/tenants-ready.* 2>/dev/null | wc -l)" -ge "$1" ]
 }
 
