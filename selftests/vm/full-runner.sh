@@ -5,10 +5,11 @@
 # selftests/vm/run.sh --image full), started by fnv-full.service from the
 # payload disk as /fnv/full-runner.sh, its output on the serial console.
 #
-# The counterpart of selftests/vm/init's run part, with the same kernel
-# command line knobs (fnv.run=tests|shell, fnv.tests=f01,..., fnv.timeout,
-# fnv.test_timeout, fnv.timeout_scale, fnv.sched, fnv.mod, fnv.args) and the
-# same console protocol (FNV-BEGIN, FNV-TEST-BEGIN/END, FNV-END rc=N,
+# The counterpart of selftests/vm/init's run part (both source runlib.sh
+# for how a script is run), with the same kernel command line knobs
+# (fnv.run=tests|shell, fnv.tests=f01,..., fnv.timeout, fnv.test_timeout,
+# fnv.timeout_scale, fnv.sched, fnv.mod, fnv.args) and the same console
+# protocol (FNV-BEGIN, FNV-TEST-BEGIN/END, FNV-END rc=N,
 # FNV-DMESG-BEGIN/END); it runs /tests/f[0-9]*.sh (selftests/full) with
 # sh, each in its own session with a time limit, then powers off.
 set -u
@@ -41,38 +42,10 @@ for w in "${words[@]}"; do
 done
 export FNV_RUN FNV_TESTS FNV_SCHED FNV_MOD FNV_TEST_TIMEOUT
 
-# gone_within SEC PID: true once PID has exited (or is a zombie), false
-# if it is still running after SEC seconds
-gone_within() {
-	_w=0
-	while kill -0 "$2" 2>/dev/null; do
-		[ "$(awk '{print $3}' "/proc/$2/stat" 2>/dev/null)" = Z ] && return 0
-		[ "$_w" -ge "$1" ] && return 1
-		sleep 1
-		_w=$((_w + 1))
-	done
-	return 0
-}
+# gone_within, session_live, dump_dmesg, run_one, selected, run_tests
+# shellcheck source=selftests/vm/runlib.sh
+. "$(dirname "$0")/runlib.sh"
 
-# session_live SID: the processes of session SID, zombies aside
-session_live() {
-	_sid=$1
-	for _p in /proc/[0-9]*; do
-		_st=$(cat "$_p/stat" 2>/dev/null) || continue
-		# after "(comm) ": state ppid pgrp session ...
-		_st=${_st##*) }
-		# shellcheck disable=SC2086
-		set -- $_st
-		[ "$4" = "$_sid" ] && [ "$1" != Z ] && echo "${_p#/proc/}/$(cat "$_p/comm" 2>/dev/null)"
-	done
-	return 0
-}
-
-dump_dmesg() {
-	echo "FNV-DMESG-BEGIN"
-	dmesg
-	echo "FNV-DMESG-END"
-}
 power_off() {
 	# not waited for beyond 10 s: I/O a killed test left stuck would hold it
 	sync &
@@ -141,102 +114,26 @@ done
 log "cgroup root controllers: $(cat /sys/fs/cgroup/cgroup.controllers), enabled: $(cat /sys/fs/cgroup/cgroup.subtree_control)"
 
 # --- run -----------------------------------------------------------------
-run_one() { # run_one NAME FILE
-	local name=$1 file=$2 lim t0 t1 pid n timed_out rc st
-	lim=$(sed -n 's/^# fnv-timeout: *\([0-9][0-9]*\).*/\1/p' "$file" | head -n 1)
-	lim=$((${lim:-$FNV_TEST_TIMEOUT} * FNV_TIMEOUT_SCALE))
-	echo "FNV-TEST-BEGIN $name"
-	t0=$(cut -d. -f1 /proc/uptime)
-	(cd /tmp && exec setsid sh "$file") </dev/null &
-	pid=$!
-	n=0 timed_out=0
-	while kill -0 "$pid" 2>/dev/null; do
-		st=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)
-		[ "$st" = Z ] && break
-		sleep 1
-		# the clock, not the turns of this loop: each also forks, and
-		# the host's watch counts in time (run.sh)
-		n=$(($(cut -d. -f1 /proc/uptime) - t0))
-		if [ $n -ge "$lim" ]; then
-			echo "# FNV: $name exceeded its limit of ${lim}s, killing it"
-			echo "not ok - $name: timeout after ${lim}s"
-			echo w >/proc/sysrq-trigger
-			kill -9 "-$pid" 2>/dev/null
-			timed_out=1
-			break
-		fi
-	done
-	# A task blocked in the kernel does not die of SIGKILL, and waiting for
-	# it would hang the whole run: give the script's processes 30 s, then
-	# stop the run (I/O is stuck; what comes after would not be
-	# meaningful).
-	if [ $timed_out = 1 ]; then
-		_w=0
-		while [ -n "$(session_live "$pid")" ] && [ $_w -lt 30 ]; do
-			sleep 1
-			_w=$((_w + 1))
-		done
-		left=$(session_live "$pid" | tr '\n' ' ')
-	fi
-	if [ $timed_out = 1 ] && [ -n "$left" ]; then
-		echo "not ok - $name: still alive 30 s after SIGKILL (blocked in the kernel): ${left}stopping the run"
-		echo w >/proc/sysrq-trigger
-		echo "FNV-TEST-END $name rc=125 time=$(($(cut -d. -f1 /proc/uptime) - t0))s"
-		return 2
-	fi
-	wait "$pid"
-	rc=$?
-	[ $timed_out = 1 ] && rc=124
-	kill -9 "-$pid" 2>/dev/null
-	# and the transient units a test left (systemd-run --unit=fnv-...),
-	# this one (fnv-full.service) excepted
+# the transient units a test left (systemd-run --unit=fnv-...), this one
+# (fnv-full.service) excepted
+run_one_cleanup() {
+	local units
 	units=$(systemctl list-units --all --plain --no-legend 'fnv-*' 2>/dev/null |
 		awk '$1 != "fnv-full.service" { print $1 }')
-	if [ -n "$units" ]; then
-		log "stopping what $name left: $(echo "$units" | tr '\n' ' ')"
-		# shellcheck disable=SC2086
-		systemctl kill --signal=KILL $units >/dev/null 2>&1
-		# shellcheck disable=SC2086
-		systemctl stop $units >/dev/null 2>&1
-		# shellcheck disable=SC2086
-		systemctl reset-failed $units >/dev/null 2>&1
-	fi
-	t1=$(cut -d. -f1 /proc/uptime)
-	echo "FNV-TEST-END $name rc=$rc time=$((t1 - t0))s"
-	[ "$rc" = 0 ]
-}
-
-selected() {
-	local b t
-	[ -z "$FNV_TESTS" ] && return 0
-	b=$(basename "$1" .sh)
-	for t in ${FNV_TESTS//,/ }; do
-		case "$b" in
-		"$t" | "$t"-*) return 0 ;;
-		esac
-	done
-	return 1
+	[ -n "$units" ] || return 0
+	log "stopping what $1 left: $(echo "$units" | tr '\n' ' ')"
+	# shellcheck disable=SC2086
+	systemctl kill --signal=KILL $units >/dev/null 2>&1
+	# shellcheck disable=SC2086
+	systemctl stop $units >/dev/null 2>&1
+	# shellcheck disable=SC2086
+	systemctl reset-failed $units >/dev/null 2>&1
 }
 
 echo "FNV-BEGIN"
 failed=0
 case "$FNV_RUN" in
-tests)
-	found=0
-	for f in /tests/f[0-9]*.sh; do
-		[ -f "$f" ] || continue
-		selected "$f" || continue
-		found=1
-		run_one "$(basename "$f" .sh)" "$f"
-		r=$?
-		[ $r = 0 ] || failed=$((failed + 1))
-		[ $r = 2 ] && break
-	done
-	if [ $found = 0 ]; then
-		echo "not ok - no test matched fnv.tests='$FNV_TESTS'"
-		failed=1
-	fi
-	;;
+tests) run_tests /tests/f[0-9]*.sh ;;
 shell)
 	log "interactive shell (bash) on ttyS0; exit to power off"
 	setsid -c -w bash -l </dev/ttyS0 >/dev/ttyS0 2>&1

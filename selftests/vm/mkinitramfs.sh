@@ -157,6 +157,7 @@ depmod -b "$STAGE" "$KVER" || die "depmod failed"
 
 # --- scripts -------------------------------------------------------------
 cp "$HERE/init" "$STAGE/init"
+cp "$HERE/runlib.sh" "$STAGE/runlib.sh"
 chmod 0755 "$STAGE/init"
 if [ -d "$REPO/selftests/guest" ]; then
 	for f in "$REPO"/selftests/guest/*; do

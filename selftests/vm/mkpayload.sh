@@ -13,7 +13,7 @@
 #   tools/          tools/fairnvme-top, fairnvme-weightd, tools/*.bt and
 #                   tools/bpftrace/* (the guest's /tools, /tools/bpftrace)
 #   extra/          FAIRNVME_EXTRA_FILES (the guest's /extra)
-#   fnv-full.service, full-runner.sh   the unit that runs the tests
+#   fnv-full.service, full-runner.sh, runlib.sh   the unit that runs the tests
 #   fnv-build       what was built from what
 #
 # Environment: KVER (default newest /boot/vmlinuz-6.1.*), FAIRNVME_KO
@@ -81,7 +81,7 @@ for f in ${FAIRNVME_EXTRA_FILES:-}; do
 	[ -e "$f" ] || die "FAIRNVME_EXTRA_FILES: $f not found"
 	cp -r "$f" "$STAGE/extra/"
 done
-cp "$HERE/full-runner.sh" "$STAGE/full-runner.sh"
+cp "$HERE/full-runner.sh" "$HERE/runlib.sh" "$STAGE/"
 chmod 0755 "$STAGE/full-runner.sh"
 cp "$HERE/fnv-full.service" "$STAGE/fnv-full.service"
 {

@@ -1,0 +1,133 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# runlib.sh - the run part shared by the two test guests: sourced by the
+# busybox guest's /init (as /runlib.sh) and by the full guest's
+# full-runner.sh (as /fnv/runlib.sh). POSIX sh, for busybox ash and bash.
+#
+# The caller sets FNV_TESTS, FNV_TEST_TIMEOUT and FNV_TIMEOUT_SCALE (from
+# the kernel command line) and may define run_one_cleanup NAME, called
+# after each script, for what its own guest must clean up. The console
+# protocol is selftests/vm/run.sh's: FNV-TEST-BEGIN NAME, the script's TAP,
+# FNV-TEST-END NAME rc=N time=Ts.
+
+# gone_within SEC PID: true once PID has exited (or is a zombie), false
+# if it is still running after SEC seconds
+gone_within() {
+	_w=0
+	while kill -0 "$2" 2>/dev/null; do
+		[ "$(awk '{print $3}' "/proc/$2/stat" 2>/dev/null)" = Z ] && return 0
+		[ "$_w" -ge "$1" ] && return 1
+		sleep 1
+		_w=$((_w + 1))
+	done
+	return 0
+}
+
+# session_live SID: the processes of session SID, zombies aside
+session_live() {
+	_sid=$1
+	for _p in /proc/[0-9]*; do
+		_st=$(cat "$_p/stat" 2>/dev/null) || continue
+		# after "(comm) ": state ppid pgrp session ...
+		_st=${_st##*) }
+		# shellcheck disable=SC2086
+		set -- $_st
+		[ "$4" = "$_sid" ] && [ "$1" != Z ] && echo "${_p#/proc/}/$(cat "$_p/comm" 2>/dev/null)"
+	done
+	return 0
+}
+
+dump_dmesg() {
+	echo "FNV-DMESG-BEGIN"
+	dmesg
+	echo "FNV-DMESG-END"
+}
+
+# run_one NAME FILE: run a script in its own session with a time limit
+# (its "# fnv-timeout: SEC" line, else FNV_TEST_TIMEOUT, times
+# FNV_TIMEOUT_SCALE), then kill whatever it left behind (background fio
+# etc.) so that the next test starts clean. Returns 0 if it passed, 1 if
+# not, 2 if it left processes blocked in the kernel (stop the run: I/O is
+# stuck, and what comes after would not be meaningful).
+run_one() {
+	_name=$1 _file=$2
+	_lim=$(sed -n 's/^# fnv-timeout: *\([0-9][0-9]*\).*/\1/p' "$_file" | head -n 1)
+	_lim=$((${_lim:-$FNV_TEST_TIMEOUT} * FNV_TIMEOUT_SCALE))
+	echo "FNV-TEST-BEGIN $_name"
+	_t0=$(cut -d. -f1 /proc/uptime)
+	(cd /tmp && exec setsid sh "$_file") </dev/null &
+	_pid=$!
+	_timed_out=0
+	while kill -0 "$_pid" 2>/dev/null; do
+		# the leader may be a zombie we have not reaped yet
+		[ "$(awk '{print $3}' "/proc/$_pid/stat" 2>/dev/null)" = Z ] && break
+		sleep 1
+		# the clock, not the turns of this loop: each also forks, and
+		# the host's watch counts in time (run.sh)
+		if [ $(($(cut -d. -f1 /proc/uptime) - _t0)) -ge "$_lim" ]; then
+			echo "# FNV: $_name exceeded its limit of ${_lim}s, killing it"
+			echo "not ok - $_name: timeout after ${_lim}s"
+			echo w >/proc/sysrq-trigger
+			kill -9 "-$_pid" 2>/dev/null
+			_timed_out=1
+			break
+		fi
+	done
+	# A task blocked in the kernel does not die of SIGKILL, and waiting
+	# for it would hang the whole run: give the script's processes 30 s.
+	if [ $_timed_out = 1 ]; then
+		_w=0
+		while [ -n "$(session_live "$_pid")" ] && [ $_w -lt 30 ]; do
+			sleep 1
+			_w=$((_w + 1))
+		done
+		_left=$(session_live "$_pid" | tr '\n' ' ')
+		if [ -n "$_left" ]; then
+			echo "not ok - $_name: still alive 30 s after SIGKILL (blocked in the kernel): ${_left}stopping the run"
+			echo w >/proc/sysrq-trigger
+			echo "FNV-TEST-END $_name rc=125 time=$(($(cut -d. -f1 /proc/uptime) - _t0))s"
+			return 2
+		fi
+	fi
+	wait "$_pid"
+	_rc=$?
+	[ $_timed_out = 1 ] && _rc=124
+	kill -9 "-$_pid" 2>/dev/null
+	command -v run_one_cleanup >/dev/null 2>&1 && run_one_cleanup "$_name"
+	echo "FNV-TEST-END $_name rc=$_rc time=$(($(cut -d. -f1 /proc/uptime) - _t0))s"
+	[ "$_rc" = 0 ]
+}
+
+# selected FILE: is the test script FILE selected by fnv.tests (FNV_TESTS,
+# comma-separated prefixes; empty selects all)?
+selected() {
+	[ -z "$FNV_TESTS" ] && return 0
+	_b=$(basename "$1" .sh)
+	for _t in $(echo "$FNV_TESTS" | tr ',' ' '); do
+		case "$_b" in
+		"$_t" | "$_t"-*) return 0 ;;
+		esac
+	done
+	return 1
+}
+
+# run_tests GLOB...: run_one each selected script; prints "not ok" if none
+# matched. Sets failed to the number of scripts that failed.
+run_tests() {
+	_found=0
+	failed=0
+	for _f in "$@"; do
+		[ -f "$_f" ] || continue
+		selected "$_f" || continue
+		_found=1
+		run_one "$(basename "$_f" .sh)" "$_f"
+		_r=$?
+		[ $_r = 0 ] || failed=$((failed + 1))
+		[ $_r = 2 ] && break
+	done
+	if [ $_found = 0 ]; then
+		echo "not ok - no test matched fnv.tests='$FNV_TESTS'"
+		failed=1
+	fi
+}
