@@ -202,7 +202,12 @@ truncate -s "${FNV_NVME_SIZE:-1G}" "$IMG2"
 truncate -s "${FNV_NVME_SIZE:-1G}" "$IMG3"
 
 GUEST_TIMEOUT=$((TIMEOUT - 30))
-CMDLINE="console=ttyS0 loglevel=4 panic=-1 hung_task_timeout_secs=60 hung_task_panic=0"
+# hung-task reports after 60 s in D state (Debian's default is 120 s). The
+# timeout is a sysctl, not a kernel parameter: "hung_task_timeout_secs=60"
+# alone was passed to /init as an environment variable and changed nothing
+# ("Unknown kernel command line parameters" in the log); the sysctl.
+# prefix (fs/proc/proc_sysctl.c, 5.8 on) sets it on 6.1 and 6.12.
+CMDLINE="console=ttyS0 loglevel=4 panic=-1 sysctl.kernel.hung_task_timeout_secs=60 sysctl.kernel.hung_task_panic=0"
 CMDLINE="$CMDLINE fnv.run=$RUN fnv.timeout=$GUEST_TIMEOUT fnv.test_timeout=${FNV_TEST_TIMEOUT:-420}"
 [ "$SCALE" != 1 ] && CMDLINE="$CMDLINE fnv.timeout_scale=$SCALE"
 [ -n "$TESTS" ] && CMDLINE="$CMDLINE fnv.tests=$TESTS"
