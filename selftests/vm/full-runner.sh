@@ -44,7 +44,13 @@ export FNV_RUN FNV_TESTS FNV_SCHED FNV_MOD FNV_TEST_TIMEOUT
 
 # gone_within, session_live, dump_dmesg, run_one, selected, run_tests
 # shellcheck source=selftests/vm/runlib.sh
-. "$(dirname "$0")/runlib.sh"
+if ! . "$(dirname "$0")/runlib.sh"; then
+	echo "FNV-BEGIN"
+	echo "not ok - full guest: cannot source $(dirname "$0")/runlib.sh"
+	echo "FNV-END rc=1"
+	systemctl --force --force poweroff
+	exit 1
+fi
 
 power_off() {
 	# not waited for beyond 10 s: I/O a killed test left stuck would hold it
@@ -104,7 +110,7 @@ while [ $i -lt 100 ] && [ "$(nvme_count)" -lt 2 ]; do
 	i=$((i + 1))
 done
 
-log "kernel $(uname -r), $(nproc) cpus, $(awk '/MemTotal/{print $2" kB"}' /proc/meminfo), systemd $(systemctl --version | awk 'NR == 1 {print $2}')"
+log "kernel $(uname -r), $(nproc) cpus, $(awk '/MemTotal/{print $2" kB"}' /proc/meminfo), systemd $(systemctl --version | awk 'NR == 1 {print $2}'), hung-task timeout $(cat /proc/sys/kernel/hung_task_timeout_secs 2>/dev/null || echo none) s"
 [ -r /fnv/fnv-build ] && sed 's/^/fnv-full: build: /' /fnv/fnv-build
 [ -r /etc/fnv-rootfs ] && sed 's/^/fnv-full: rootfs: /' /etc/fnv-rootfs
 for d in /sys/block/nvme*n*; do

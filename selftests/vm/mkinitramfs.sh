@@ -7,7 +7,7 @@
 # libraries, the kernel modules needed by the tests (with a depmod'ed module
 # tree so that "modprobe" works in the guest), the fairnvme module (if
 # built), the guest scripts (selftests/guest/* -> /tests, tools/*-guest.sh ->
-# /tools) and /init.
+# /tools), /init and the runner library it sources (/runlib.sh).
 #
 # Environment:
 #   KVER                  kernel version (default: newest /boot/vmlinuz-6.1.*)

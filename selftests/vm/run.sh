@@ -78,7 +78,7 @@ esac
 case "$TIMEOUT" in *[!0-9]*) echo "run.sh: --timeout needs seconds" >&2; exit 2 ;; esac
 [ -z "$TIMEOUT" ] || [ "$TIMEOUT" -ge 60 ] || { echo "run.sh: --timeout must be >= 60" >&2; exit 2; }
 
-# The scripts the guest will run (the selection of selftests/vm/init), and
+# The scripts the guest will run (the selection of selftests/vm/runlib.sh), and
 # the sum of their own time limits ("# fnv-timeout: SEC", else
 # FNV_TEST_TIMEOUT): the default hard limit of the whole run, so that one
 # hung script is killed by the guest and the others still run.
@@ -405,7 +405,7 @@ fi
 # lockdep's reports start with "WARNING:" and KASAN's with "BUG: KASAN:";
 # their titles are listed too, in case a report's first line is lost
 BAD_RE='WARNING:|BUG:|Oops|lockdep|possible circular locking|inconsistent lock state|SOFTIRQ-safe|HARDIRQ-safe|irq lock inversion|sleeping function called from invalid context|INFO: task .* blocked for more than|hung_task|general protection|Call Trace|Kernel panic|soft lockup|RCU stall|rcu_sched detected stall|UBSAN|KASAN'
-bad=$(grep -E "$BAD_RE" "$DMESG" | grep -v -E 'Kernel command line:|hung_task_timeout_secs=|RCU lockdep checking is enabled' || true)
+bad=$(grep -E "$BAD_RE" "$DMESG" | grep -v -E '[Cc]ommand line:|RCU lockdep checking is enabled' || true)
 if [ -n "$bad" ]; then
 	echo
 	echo "==== dmesg problems ===="

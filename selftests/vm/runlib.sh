@@ -9,7 +9,8 @@
 # the kernel command line) and may define run_one_cleanup NAME, called
 # after each script, for what its own guest must clean up. The console
 # protocol is selftests/vm/run.sh's: FNV-TEST-BEGIN NAME, the script's TAP,
-# FNV-TEST-END NAME rc=N time=Ts.
+# FNV-TEST-END NAME rc=N time=Ts. run_tests sets the caller's "failed";
+# every other variable these functions set starts with "_".
 
 # gone_within SEC PID: true once PID has exited (or is a zombie), false
 # if it is still running after SEC seconds
