@@ -242,8 +242,7 @@ _blkname() { # accept nvme0n1 or /dev/nvme0n1
 
 # nvme_dev [SERIAL] : name of the emulated NVMe namespace whose controller
 # has SERIAL: fnv0001 (default) is throttled by IOPS only, fnv0002 (see
-# nvme_bw_dev) by IOPS and bandwidth, fnv0003 (see nvme_slow_dev) by IOPS
-# only, at half fnv0001's rate. Probe order, hence nvmeX, may vary.
+# nvme_bw_dev) by IOPS and bandwidth. Probe order, hence nvmeX, may vary.
 nvme_dev() {
 	_serial=${1:-fnv0001}
 	_i=0
@@ -265,17 +264,6 @@ nvme_dev() {
 # default), on which a request's cost grows with its size
 nvme_bw_dev() {
 	nvme_dev fnv0002
-}
-
-# nvme_slow_dev : the namespace throttled at 1000 commands/s, whatever their
-# size (FNV_NVME3_IOPS). At fnv0001's 2000, the I/O path of a mix of five
-# tenants keeps the guest's two TCG vCPUs busy: in t20 each tenant's cgroup
-# waited for the CPU 20 to 60 % of the time (cpu.pressure), the QD1 readers
-# spent 1.7 to 4.7 ms per request outside the I/O, their IOPS followed the
-# CPU they got, and total IOPS fell to 1760 (none or fairnvme alike). A test
-# of the order the scheduler sends requests in runs here.
-nvme_slow_dev() {
-	nvme_dev fnv0003
 }
 
 get_sched() {

@@ -26,7 +26,7 @@
 # Environment: KVER (default newest /boot/vmlinuz-6.1.*), FAIRNVME_KO,
 #   FAIRNVME_EXTRA_FILES, FNV_QEMU_EXTRA (extra qemu args, word-split),
 #   FNV_NVME_IOPS (QEMU throttling of the first two NVMe drives, default
-#   2000), FNV_NVME3_IOPS (of the third, default 1000),
+#   2000),
 #   FNV_NVME_CACHE (QEMU cache mode of the first NVMe drive, default unsafe:
 #   the guest still sees a volatile write cache and sends flushes and FUA
 #   writes, but QEMU does not turn them into the host's fdatasync, whose
@@ -172,7 +172,6 @@ DMESG=$OUT/dmesg.txt
 INITRD=$OUT/initramfs.cpio.gz
 IMG=$OUT/nvme.img
 IMG2=$OUT/nvme-bw.img
-IMG3=$OUT/nvme-slow.img
 rm -f "$LOG" "$TAP" "$DMESG"
 
 # ------------------------------------------------------------- build ------
@@ -196,10 +195,9 @@ else
 	"$HERE/mkinitramfs.sh" "$INITRD"
 fi
 
-rm -f "$IMG" "$IMG2" "$IMG3"
+rm -f "$IMG" "$IMG2"
 truncate -s "${FNV_NVME_SIZE:-1G}" "$IMG"
 truncate -s "${FNV_NVME_SIZE:-1G}" "$IMG2"
-truncate -s "${FNV_NVME_SIZE:-1G}" "$IMG3"
 
 GUEST_TIMEOUT=$((TIMEOUT - 30))
 # hung-task reports after 60 s in D state (Debian's default is 120 s). The
@@ -226,8 +224,6 @@ QEMU=(qemu-system-x86_64 -accel tcg -cpu max -smp "${FNV_SMP:-2}" -m "${FNV_MEM:
 	-device nvme,serial=fnv0001,drive=nvm,max_ioqpairs=4
 	-drive "file=$IMG2,if=none,id=nvm2,format=raw,cache=writeback,aio=threads,throttling.iops-total=${FNV_NVME_IOPS:-2000},throttling.bps-total=${FNV_NVME2_BPS:-4194304}"
 	-device nvme,serial=fnv0002,drive=nvm2,max_ioqpairs=4
-	-drive "file=$IMG3,if=none,id=nvm3,format=raw,cache=unsafe,aio=threads,throttling.iops-total=${FNV_NVME3_IOPS:-1000}"
-	-device nvme,serial=fnv0003,drive=nvm3,max_ioqpairs=4
 	"${FULL_DRIVES[@]+"${FULL_DRIVES[@]}"}"
 	-nic none -pidfile "$OUT/qemu.pid" ${FNV_QEMU_EXTRA:-})
 
