@@ -218,9 +218,11 @@ mt_snap() {
 		"/sys/block/$dev/stat" "$MTP"/t*/io.stat
 }
 
-# mt_depth : fairnvme's dispatch depth now, from debugfs ("-" if unknown)
+# mt_depth : fairnvme's dispatch depth now and the device time of a lone
+# request it learned (us), from debugfs ("-" if unknown)
 mt_depth() {
-	cat "/sys/kernel/debug/block/$dev/sched/depth" 2>/dev/null || echo -
+	echo "$(cat "/sys/kernel/debug/block/$dev/sched/depth" 2>/dev/null || echo -)" \
+		"(floor $(cat "/sys/kernel/debug/block/$dev/sched/dev_floor_us" 2>/dev/null || echo -) us)"
 }
 # mt_walk : fairnvme's last control walk, us, and its period
 mt_walk() {
