@@ -104,6 +104,125 @@ static void fnv_compensate(struct fnv_data *fd, u64 b_total)
 	}
 }
 
+static void fnv_rate_add(struct fnv_rate *r, u64 nr, u64 dt)
+{
+	r->nr += nr;
+	r->dt += dt;
+	r->n++;
+}
+
+static bool fnv_rate_full(const struct fnv_rate *r)
+{
+	return r->n >= 4 * FNV_PROBE_NR ||
+	       (r->n >= FNV_PROBE_NR && r->nr >= FNV_PROBE_MIN_NR);
+}
+
+/* rate(a) * den >= rate(b) * num */
+static bool fnv_rate_ge(const struct fnv_rate *a, const struct fnv_rate *b,
+			u32 num, u32 den)
+{
+	return (u64)den * a->nr * b->dt >= (u64)num * b->nr * a->dt;
+}
+
+/*
+ * Rate trials of the auto depth. Under TCG, and on any host whose CPU
+ * completes the requests, a request's device time also grows with the
+ * depth when the device is not what queues them: on null_blk completing
+ * from a timer, 1008 QD1 tenants ran at depth 2 (device time above the
+ * target) at 6600 IOPS, at depth 4 at 8100, at depth 8 at 8700 to 10000,
+ * at max_inflight at 10500 to 13000 (none: 20000). The device time
+ * alone cannot tell that from a device that serves one request at a
+ * time; the rate of completions can. While the depth holds requests back
+ * (limited), max_inflight is tried for a window every fd->dprobe.wait
+ * periods: if it completed more than 9/8 of the rate at the depth held,
+ * it stays, as the least depth the rule may shrink to (keep); else the
+ * depth goes back and the next trial waits twice as long. A kept depth
+ * is tried by half every FNV_PROBE_KEEP periods, and at once again after
+ * a half that kept 15/16 of max_inflight's rate: the depth comes down
+ * to the least that loses a sixteenth at most. A device that queues the
+ * requests itself (QEMU's throttle, one command at a time) completes as
+ * many at any depth and keeps the rule's. Returns the depth to set, from
+ * the rule's @want.
+ */
+static u32 fnv_depth_probe(struct fnv_data *fd, u32 d, u32 want, u64 nr,
+			   u64 dt, bool limited, u32 lim, u32 dmin)
+{
+	struct fnv_dprobe *pr = &fd->dprobe;
+	struct fnv_rate zero = {};
+
+	if (pr->set != d) {		/* first use, or set through sysfs */
+		memset(pr, 0, sizeof(*pr));
+		pr->wait_next = FNV_PROBE_WAIT;
+	}
+	pr->keep = min(pr->keep, lim);
+	if (!limited || !nr) {
+		/* demand set the rate, not the depth: measure again */
+		pr->base = zero;
+		if (pr->to) {
+			pr->to = 0;
+			return pr->from;	/* the trial proved nothing */
+		}
+		return max(want, pr->keep);
+	}
+	if (pr->to) {
+		fnv_rate_add(&pr->trial, nr, dt);
+		if (!fnv_rate_full(&pr->trial))
+			return pr->to;
+		d = pr->from;
+		if (pr->to == lim) {
+			pr->ref = pr->trial;
+			if (!fnv_rate_ge(&pr->trial, &pr->base, 9, 8)) {
+				pr->wait = pr->wait_next;
+				pr->wait_next = min(2 * pr->wait_next,
+						    (u32)FNV_PROBE_WAIT_MAX);
+			} else {
+				d = lim;
+				pr->keep = lim;
+				pr->keep_left = FNV_PROBE_KEEP;
+				pr->wait_next = FNV_PROBE_WAIT;
+			}
+		} else if (fnv_rate_ge(&pr->trial, &pr->ref, 15, 16)) {
+			d = pr->to;
+			pr->keep = d > dmin ? d : 0;
+			pr->keep_left = 0;
+		} else {
+			pr->keep_left = FNV_PROBE_KEEP;
+		}
+		pr->to = 0;
+		if (d != pr->from)
+			pr->base = pr->trial;
+		return d;
+	}
+	if (pr->keep_left)
+		pr->keep_left--;
+	if (pr->wait)
+		pr->wait--;
+	if (want > d || (want < d && d > pr->keep)) {
+		/* the rule moves the depth: a new window */
+		pr->base = zero;
+		return max(want, pr->keep);
+	}
+	fnv_rate_add(&pr->base, nr, dt);
+	if (pr->base.n > 4 * FNV_PROBE_NR) {	/* the recent periods */
+		pr->base.nr /= 2;
+		pr->base.dt /= 2;
+		pr->base.n /= 2;
+	}
+	if (!fnv_rate_full(&pr->base))
+		return d;
+	if (d == lim)
+		pr->ref = pr->base;
+	if (want < d && !pr->keep_left && pr->ref.n)
+		pr->to = max(d / 2, dmin);	/* kept: try half */
+	else if (d < lim && !pr->wait)
+		pr->to = lim;
+	else
+		return d;
+	pr->from = d;
+	pr->trial = zero;
+	return pr->to;
+}
+
 /*
  * Dispatch depth: the more requests wait at the device, the less the order
  * the scheduler chose matters and the longer a request of a light tenant
@@ -132,14 +251,14 @@ static void fnv_compensate(struct fnv_data *fd, u64 b_total)
  * dispatch (a completion runs the queue asynchronously, from kblockd); on
  * the emulated NVMe that lost up to 43 % of its IOPS.
  */
-static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, bool limited,
-			    bool solo)
+static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, u64 nr,
+			    u64 dt, bool limited, bool solo)
 {
 	u32 tgt = READ_ONCE(fd->dev_target_us);
 	u64 target = (u64)tgt * NSEC_PER_USEC;
 	u32 lim = READ_ONCE(fd->max_inflight);
 	u32 dmin = min(FNV_DEPTH_MIN, lim);
-	u32 d = READ_ONCE(fd->depth);
+	u32 d = READ_ONCE(fd->depth), want;
 	u64 acc = atomic64_xchg(&fd->acc_dev1, 0);
 	u32 n1 = acc >> FNV_DEV1_SHIFT;
 	u64 floor = READ_ONCE(fd->dev_floor);
@@ -156,6 +275,12 @@ static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, bool limited,
 	/* a lone tenant ran at max_inflight: its device time says nothing */
 	if (solo) {
 		WRITE_ONCE(fd->dev_floor, floor);
+		fd->dprobe.base = (struct fnv_rate){};
+		if (fd->dprobe.to) {		/* a trial proves nothing */
+			fd->dprobe.to = 0;
+			fd->dprobe.set = fd->dprobe.from;
+			WRITE_ONCE(fd->depth, fd->dprobe.from);
+		}
 		return;
 	}
 	if (tgt == FNV_DEV_TARGET_AUTO && floor && d <= dmin &&
@@ -165,17 +290,22 @@ static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, bool limited,
 	if (tgt == FNV_DEV_TARGET_AUTO)
 		target = floor * FNV_DEPTH_MULT;
 
+	want = d;
 	if (!tgt)
-		d = lim;
+		want = lim;
 	else if (!target)
-		d = 1;
+		want = 1;
 	else if (dev_mean > target)
-		d -= max(d / 4, 1U);
+		want -= max(d / 4, 1U);
 	else if (limited && dev_mean && dev_mean < target - target / 4)
-		d += max(d / 8, 1U);
+		want += max(d / 8, 1U);
 	if (limited && target && tgt == FNV_DEV_TARGET_AUTO)
-		d = max(d, dmin);
-	d = clamp(d, 1U, lim);
+		want = max(want, dmin);
+	want = clamp(want, 1U, lim);
+	if (tgt == FNV_DEV_TARGET_AUTO && target)
+		want = fnv_depth_probe(fd, d, want, nr, dt, limited, lim, dmin);
+	d = clamp(want, 1U, lim);
+	fd->dprobe.set = d;
 	if (d != READ_ONCE(fd->depth)) {
 		WRITE_ONCE(fd->depth, d);
 		/* a deeper queue may let held requests go now */
@@ -548,7 +678,8 @@ void fnv_ctl_workfn(struct work_struct *work)
 		   fd->dev_target_us == FNV_DEV_TARGET_AUTO ? busy : NULL);
 	fd->solo_seen = fd->solo;
 	/* a period that ran solo at all says nothing of the depth */
-	fnv_adapt_depth(fd, nr ? div64_u64(dev_sum, nr) : 0, limited, solo);
+	fnv_adapt_depth(fd, nr ? div64_u64(dev_sum, nr) : 0, nr, dt, limited,
+			solo);
 	if (fd->solo && !solo)
 		kick = true;
 	/*

@@ -53,6 +53,36 @@
  * device idles from each completion until the next dispatch.
  */
 #define FNV_DEPTH_MIN		2U
+/*
+ * Auto depth, rate trials (fnv_depth_probe()): a window of limited periods
+ * to measure a depth's completion rate over (at least FNV_PROBE_NR periods
+ * and FNV_PROBE_MIN_NR sampled completions, at most 4 * FNV_PROBE_NR
+ * periods), the periods before a depth that proved its rate is tried by
+ * half again, and the periods between trials at max_inflight (doubled
+ * after each that gained nothing, up to the last).
+ */
+#define FNV_PROBE_NR		4
+#define FNV_PROBE_MIN_NR	400
+#define FNV_PROBE_KEEP		50
+#define FNV_PROBE_WAIT		20
+#define FNV_PROBE_WAIT_MAX	320
+
+/* a window of a depth's completions (sampled) and time (ns) */
+struct fnv_rate {
+	u64 nr, dt;
+	u32 n;				/* periods */
+};
+
+struct fnv_dprobe {
+	struct fnv_rate base;		/* at the depth held */
+	struct fnv_rate trial;		/* at the depth on trial */
+	struct fnv_rate ref;		/* at max_inflight, the last measured */
+	u32 from, to;			/* trial: from depth, to depth; to = 0: none */
+	u32 set;			/* the depth this set last */
+	u32 keep, keep_left;		/* least depth, periods until tried */
+	u32 wait, wait_next;		/* periods until the next max trial */
+};
+
 /* fnv_data.acc_dev1: the count above bit 44, summed ns below */
 #define FNV_DEV1_SHIFT		44
 #define FNV_DEV1_ONE		BIT_ULL(FNV_DEV1_SHIFT)
@@ -228,6 +258,7 @@ struct fnv_data {
 	u32 cycle_seen;			/* wrr_mode=off: budget cycle, and */
 	u64 cycle_start;		/* ... when it began (ns) */
 	u64 dev_floor;			/* ns: device time alone (auto depth) */
+	struct fnv_dprobe dprobe;	/* the auto depth's rate trials */
 
 	u32 max_inflight;
 	u32 dev_target_us;		/* 0: depth = max_inflight; or _AUTO */
