@@ -313,7 +313,7 @@ guest-tests-debug: debug-kernel
 CHECKPATCH ?= $(BUILD)/linux-$(KSERIES)/scripts/checkpatch.pl
 KFILES := fairnvme-iosched.c fairnvme-ctl.c fairnvme-sysfs.c fairnvme-cgroup.c \
 	  fairnvme-debugfs.c \
-	  fairnvme.h budget.c state.c d2fq.c cost.c include/fairnvme/*.h \
+	  fairnvme.h budget.c state.c d2fq.c cost.c depth.c include/fairnvme/*.h \
 	  include/trace/events/fairnvme.h selftests/ssdsim/fnvssd.c
 
 $(BUILD)/linux-$(KSERIES)/scripts/checkpatch.pl:

@@ -104,125 +104,6 @@ static void fnv_compensate(struct fnv_data *fd, u64 b_total)
 	}
 }
 
-static void fnv_rate_add(struct fnv_rate *r, u64 nr, u64 dt)
-{
-	r->nr += nr;
-	r->dt += dt;
-	r->n++;
-}
-
-static bool fnv_rate_full(const struct fnv_rate *r)
-{
-	return r->n >= 4 * FNV_PROBE_NR ||
-	       (r->n >= FNV_PROBE_NR && r->nr >= FNV_PROBE_MIN_NR);
-}
-
-/* rate(a) * den >= rate(b) * num */
-static bool fnv_rate_ge(const struct fnv_rate *a, const struct fnv_rate *b,
-			u32 num, u32 den)
-{
-	return (u64)den * a->nr * b->dt >= (u64)num * b->nr * a->dt;
-}
-
-/*
- * Rate trials of the auto depth. Under TCG, and on any host whose CPU
- * completes the requests, a request's device time also grows with the
- * depth when the device is not what queues them: on null_blk completing
- * from a timer, 1008 QD1 tenants ran at depth 2 (device time above the
- * target) at 6600 IOPS, at depth 4 at 8100, at depth 8 at 8700 to 10000,
- * at max_inflight at 10500 to 13000 (none: 20000). The device time
- * alone cannot tell that from a device that serves one request at a
- * time; the rate of completions can. While the depth holds requests back
- * (limited), max_inflight is tried for a window every fd->dprobe.wait
- * periods: if it completed more than 9/8 of the rate at the depth held,
- * it stays, as the least depth the rule may shrink to (keep); else the
- * depth goes back and the next trial waits twice as long. A kept depth
- * is tried by half every FNV_PROBE_KEEP periods, and at once again after
- * a half that kept 15/16 of max_inflight's rate: the depth comes down
- * to the least that loses a sixteenth at most. A device that queues the
- * requests itself (QEMU's throttle, one command at a time) completes as
- * many at any depth and keeps the rule's. Returns the depth to set, from
- * the rule's @want.
- */
-static u32 fnv_depth_probe(struct fnv_data *fd, u32 d, u32 want, u64 nr,
-			   u64 dt, bool limited, u32 lim, u32 dmin)
-{
-	struct fnv_dprobe *pr = &fd->dprobe;
-	struct fnv_rate zero = {};
-
-	if (pr->set != d) {		/* first use, or set through sysfs */
-		memset(pr, 0, sizeof(*pr));
-		pr->wait_next = FNV_PROBE_WAIT;
-	}
-	pr->keep = min(pr->keep, lim);
-	if (!limited || !nr) {
-		/* demand set the rate, not the depth: measure again */
-		pr->base = zero;
-		if (pr->to) {
-			pr->to = 0;
-			return pr->from;	/* the trial proved nothing */
-		}
-		return max(want, pr->keep);
-	}
-	if (pr->to) {
-		fnv_rate_add(&pr->trial, nr, dt);
-		if (!fnv_rate_full(&pr->trial))
-			return pr->to;
-		d = pr->from;
-		if (pr->to == lim) {
-			pr->ref = pr->trial;
-			if (!fnv_rate_ge(&pr->trial, &pr->base, 9, 8)) {
-				pr->wait = pr->wait_next;
-				pr->wait_next = min(2 * pr->wait_next,
-						    (u32)FNV_PROBE_WAIT_MAX);
-			} else {
-				d = lim;
-				pr->keep = lim;
-				pr->keep_left = FNV_PROBE_KEEP;
-				pr->wait_next = FNV_PROBE_WAIT;
-			}
-		} else if (fnv_rate_ge(&pr->trial, &pr->ref, 15, 16)) {
-			d = pr->to;
-			pr->keep = d > dmin ? d : 0;
-			pr->keep_left = 0;
-		} else {
-			pr->keep_left = FNV_PROBE_KEEP;
-		}
-		pr->to = 0;
-		if (d != pr->from)
-			pr->base = pr->trial;
-		return d;
-	}
-	if (pr->keep_left)
-		pr->keep_left--;
-	if (pr->wait)
-		pr->wait--;
-	if (want > d || (want < d && d > pr->keep)) {
-		/* the rule moves the depth: a new window */
-		pr->base = zero;
-		return max(want, pr->keep);
-	}
-	fnv_rate_add(&pr->base, nr, dt);
-	if (pr->base.n > 4 * FNV_PROBE_NR) {	/* the recent periods */
-		pr->base.nr /= 2;
-		pr->base.dt /= 2;
-		pr->base.n /= 2;
-	}
-	if (!fnv_rate_full(&pr->base))
-		return d;
-	if (d == lim)
-		pr->ref = pr->base;
-	if (want < d && !pr->keep_left && pr->ref.n)
-		pr->to = max(d / 2, dmin);	/* kept: try half */
-	else if (d < lim && !pr->wait)
-		pr->to = lim;
-	else
-		return d;
-	pr->from = d;
-	pr->trial = zero;
-	return pr->to;
-}
-
 /*
  * Dispatch depth: the more requests wait at the device, the less the order
  * the scheduler chose matters and the longer a request of a light tenant
@@ -258,10 +139,13 @@ static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, u64 nr,
 	u64 target = (u64)tgt * NSEC_PER_USEC;
 	u32 lim = READ_ONCE(fd->max_inflight);
 	u32 dmin = min(FNV_DEPTH_MIN, lim);
-	u32 d = READ_ONCE(fd->depth), want;
+	u32 d = READ_ONCE(fd->depth);
+	u32 want;
 	u64 acc = atomic64_xchg(&fd->acc_dev1, 0);
 	u32 n1 = acc >> FNV_DEV1_SHIFT;
 	u64 floor = READ_ONCE(fd->dev_floor);
+
+	lockdep_assert_held(&fd->lock);
 
 	if (n1 >= FNV_DEV1_MIN_NR || (n1 && !floor)) {
 		u64 m1 = max(div_u64(acc & FNV_DEV1_MASK, n1), 1ULL);
@@ -275,11 +159,11 @@ static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, u64 nr,
 	/* a lone tenant ran at max_inflight: its device time says nothing */
 	if (solo) {
 		WRITE_ONCE(fd->dev_floor, floor);
-		fd->dprobe.base = (struct fnv_rate){};
-		if (fd->dprobe.to) {		/* a trial proves nothing */
-			fd->dprobe.to = 0;
-			fd->dprobe.set = fd->dprobe.from;
-			WRITE_ONCE(fd->depth, fd->dprobe.from);
+		d = fnv_depth_probe_solo(&fd->dprobe);
+		if (d) {
+			d = min(d, lim);
+			fd->dprobe.set = d;
+			WRITE_ONCE(fd->depth, d);
 		}
 		return;
 	}
@@ -302,10 +186,22 @@ static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, u64 nr,
 	if (limited && target && tgt == FNV_DEV_TARGET_AUTO)
 		want = max(want, dmin);
 	want = clamp(want, 1U, lim);
-	if (tgt == FNV_DEV_TARGET_AUTO && target)
-		want = fnv_depth_probe(fd, d, want, nr, dt, limited, lim, dmin);
-	d = clamp(want, 1U, lim);
-	fd->dprobe.set = d;
+	if (tgt == FNV_DEV_TARGET_AUTO && target) {
+		/*
+		 * The period's length, at most twice the delay in force (a
+		 * worker that ran late, or the first period after idle).
+		 */
+		dt = min_t(u64, dt, 2ULL * jiffies_to_msecs(fnv_ctl_delay(fd)) *
+				    NSEC_PER_MSEC);
+		want = fnv_depth_probe(&fd->dprobe, d, want, nr,
+				       div_u64(dt, NSEC_PER_USEC), limited,
+				       lim, dmin);
+		want = clamp(want, 1U, lim);
+		fd->dprobe.set = want;
+	} else {
+		fd->dprobe.set = 0;	/* the trials start over with auto */
+	}
+	d = want;
 	if (d != READ_ONCE(fd->depth)) {
 		WRITE_ONCE(fd->depth, d);
 		/* a deeper queue may let held requests go now */
@@ -739,10 +635,12 @@ void fnv_ctl_workfn(struct work_struct *work)
 	spent = ktime_get_ns() - t0;
 	WRITE_ONCE(fd->ctl_spent, min(spent, fd->ctl_last));
 	WRITE_ONCE(fd->ctl_last, spent);
-	if (list_empty(&fd->active) && !fd->nr_queued)
+	if (list_empty(&fd->active) && !fd->nr_queued) {
 		fd->ctl_armed = false;
-	else
+		fd->ctl_at = 0;		/* the next period is not the idle time */
+	} else {
 		schedule_delayed_work(&fd->ctl_work, fnv_ctl_delay(fd));
+	}
 	spin_unlock_irq(&fd->lock);
 	if (kick)
 		blk_mq_run_hw_queues(q, true);

@@ -185,7 +185,7 @@
  * what they share. The policy cores, free of blk-mq types and also built
  * into the user-space unit tests, each with its prefix: cost.c (fnv_cm_),
  * budget.c (fnv_sched_, fnv_flow_), state.c (fnv_ctl_), d2fq.c (d2fq_),
- * tabs.c (tabs_).
+ * tabs.c (tabs_), depth.c (fnv_depth_probe).
  *
  * Locking and lifetime: one spinlock per device, fd->lock, covers the
  * tenant queues, both policies and the controller state. It nests inside

@@ -38,6 +38,7 @@
 #include <fairnvme/state.h>
 #include <fairnvme/d2fq.h>
 #include <fairnvme/cost.h>
+#include <fairnvme/depth.h>
 #include <fairnvme/tabs.h>
 #include <fairnvme/compat.h>
 #include <fairnvme/tunables.h>
@@ -53,36 +54,6 @@
  * device idles from each completion until the next dispatch.
  */
 #define FNV_DEPTH_MIN		2U
-/*
- * Auto depth, rate trials (fnv_depth_probe()): a window of limited periods
- * to measure a depth's completion rate over (at least FNV_PROBE_NR periods
- * and FNV_PROBE_MIN_NR sampled completions, at most 4 * FNV_PROBE_NR
- * periods), the periods before a depth that proved its rate is tried by
- * half again, and the periods between trials at max_inflight (doubled
- * after each that gained nothing, up to the last).
- */
-#define FNV_PROBE_NR		4
-#define FNV_PROBE_MIN_NR	400
-#define FNV_PROBE_KEEP		50
-#define FNV_PROBE_WAIT		20
-#define FNV_PROBE_WAIT_MAX	320
-
-/* a window of a depth's completions (sampled) and time (ns) */
-struct fnv_rate {
-	u64 nr, dt;
-	u32 n;				/* periods */
-};
-
-struct fnv_dprobe {
-	struct fnv_rate base;		/* at the depth held */
-	struct fnv_rate trial;		/* at the depth on trial */
-	struct fnv_rate ref;		/* at max_inflight, the last measured */
-	u32 from, to;			/* trial: from depth, to depth; to = 0: none */
-	u32 set;			/* the depth this set last */
-	u32 keep, keep_left;		/* least depth, periods until tried */
-	u32 wait, wait_next;		/* periods until the next max trial */
-};
-
 /* fnv_data.acc_dev1: the count above bit 44, summed ns below */
 #define FNV_DEV1_SHIFT		44
 #define FNV_DEV1_ONE		BIT_ULL(FNV_DEV1_SHIFT)

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fairnvme: rate trials of the automatic dispatch depth.
+ *
+ * Under TCG, and on any host whose CPU completes the requests, a
+ * request's device time also grows with the depth when the device is not
+ * what queues them: on null_blk completing from a timer, 1008 QD1 tenants
+ * ran at depth 2 (device time above the target) at 6600 IOPS, at depth 4
+ * at 8100, at depth 8 at 8700 to 10000, at max_inflight at 10500 to 13000
+ * (none: 20000). The device time alone cannot tell that from a device
+ * that serves one request at a time; the rate of completions can.
+ *
+ * While the depth holds requests back (limited), max_inflight is tried for
+ * a window every pr->wait limited periods: if it completed more than 9/8
+ * of the rate at the depth held, it stays, as the least depth the rule may
+ * shrink to (keep); else the depth goes back and the next trial waits
+ * twice as long (FNV_PROBE_WAIT up to FNV_PROBE_WAIT_MAX). A kept depth is
+ * tried by half after FNV_PROBE_KEEP periods, and at once again after a
+ * half that kept 15/16 of max_inflight's rate: the depth comes down to the
+ * least that loses a sixteenth at most. A half that lost more is tried
+ * again twice as late each time (up to FNV_PROBE_WAIT_MAX). A device that queues the requests
+ * itself (QEMU's throttle, one command at a time) completes as many at
+ * any depth and keeps the rule's.
+ */
+
+#include <linux/minmax.h>
+#include <linux/string.h>
+#include <fairnvme/depth.h>
+
+static void fnv_rate_add(struct fnv_rate *r, u64 nr, u64 dt_us)
+{
+	r->nr += nr;
+	r->dt += dt_us;
+	r->n++;
+}
+
+static bool fnv_rate_full(const struct fnv_rate *r)
+{
+	return r->n >= 4 * FNV_PROBE_NR ||
+	       (r->n >= FNV_PROBE_NR && r->nr >= FNV_PROBE_MIN_NR);
+}
+
+/* rate(a) * den >= rate(b) * num; false while b has no window */
+static bool fnv_rate_ge(const struct fnv_rate *a, const struct fnv_rate *b,
+			u32 num, u32 den)
+{
+	return b->n && (u64)den * a->nr * b->dt >= (u64)num * b->nr * a->dt;
+}
+
+static void fnv_rate_zero(struct fnv_rate *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+/* an upward trial gained nothing (or was cut short): wait twice as long */
+static void fnv_probe_backoff(struct fnv_dprobe *pr)
+{
+	pr->wait = pr->wait_next;
+	pr->wait_next = min(2 * pr->wait_next, FNV_PROBE_WAIT_MAX);
+}
+
+/* the end of a trial's window: its depth, or back to where it came from */
+static u32 fnv_probe_judge(struct fnv_dprobe *pr, u32 dmin)
+{
+	u32 d = pr->from;
+
+	if (pr->up) {
+		pr->ref = pr->trial;
+		if (fnv_rate_ge(&pr->trial, &pr->base, 9, 8)) {
+			d = pr->to;
+			pr->keep = d;
+			pr->keep_left = FNV_PROBE_KEEP;
+			pr->keep_next = FNV_PROBE_KEEP;
+			pr->wait_next = FNV_PROBE_WAIT;
+		} else {
+			fnv_probe_backoff(pr);
+		}
+	} else if (fnv_rate_ge(&pr->trial, &pr->ref, 15, 16)) {
+		d = pr->to;
+		pr->keep = d > dmin ? d : 0;
+		pr->keep_left = 0;		/* and half again */
+	} else {
+		/* the next half waits twice as long */
+		pr->keep_left = pr->keep_next;
+		pr->keep_next = min(2 * pr->keep_next, FNV_PROBE_WAIT_MAX);
+	}
+	pr->to = 0;
+	if (d != pr->from)
+		pr->base = pr->trial;
+	return d;
+}
+
+/*
+ * @d: the depth in force; @want: what the device-time rule wants from it;
+ * @nr, @dt_us: the period's sampled completions and its length; @limited:
+ * the depth held requests back in the period; @lim: max_inflight; @dmin:
+ * the least depth while requests wait. Returns the depth to set; the
+ * caller records it in pr->set (any other depth found in force next time,
+ * set through sysfs, starts the trials over).
+ */
+u32 fnv_depth_probe(struct fnv_dprobe *pr, u32 d, u32 want, u64 nr,
+		    u64 dt_us, bool limited, u32 lim, u32 dmin)
+{
+	if (pr->set != d) {
+		memset(pr, 0, sizeof(*pr));
+		pr->wait_next = FNV_PROBE_WAIT;
+		pr->keep_next = FNV_PROBE_KEEP;
+	}
+	pr->keep = min(pr->keep, lim);
+	if (pr->to > lim) {			/* max_inflight lowered */
+		pr->to = 0;
+		fnv_rate_zero(&pr->base);
+		return min(pr->from, lim);
+	}
+	if (pr->to) {
+		/*
+		 * Every period counts: at the depth on trial, what it did not
+		 * hold back is what the tenants asked for.
+		 */
+		fnv_rate_add(&pr->trial, nr, dt_us);
+		if (!fnv_rate_full(&pr->trial))
+			return pr->to;
+		return fnv_probe_judge(pr, dmin);
+	}
+	if (!limited || !nr) {
+		/*
+		 * Demand set the rate, not the depth: measure again. A kept
+		 * depth the load has not needed for keep_left periods goes.
+		 */
+		fnv_rate_zero(&pr->base);
+		if (pr->keep_left)
+			pr->keep_left--;
+		else
+			pr->keep = 0;
+		return max(want, pr->keep);
+	}
+	if (pr->keep_left)
+		pr->keep_left--;
+	if (pr->wait)
+		pr->wait--;
+	if (want > d || (want < d && d > pr->keep)) {
+		/* the rule moves the depth: a new window */
+		fnv_rate_zero(&pr->base);
+		return max(want, pr->keep);
+	}
+	fnv_rate_add(&pr->base, nr, dt_us);
+	if (pr->base.n > 4 * FNV_PROBE_NR) {	/* the recent periods */
+		pr->base.nr /= 2;
+		pr->base.dt /= 2;
+		pr->base.n /= 2;
+	}
+	if (!fnv_rate_full(&pr->base))
+		return d;
+	if (d == lim)
+		pr->ref = pr->base;
+	if (want < d && !pr->keep_left && pr->ref.n)
+		pr->to = max(d / 2, dmin);	/* kept: try half */
+	else if (d < lim && !pr->wait)
+		pr->to = lim;
+	else
+		return d;
+	pr->up = pr->to > d;
+	pr->from = d;
+	fnv_rate_zero(&pr->trial);
+	return pr->to;
+}
+
+/*
+ * A period in which one tenant ran alone, at max_inflight: its rate says
+ * nothing of the depth. Returns the depth a trial that ran came from, to
+ * set again (the caller clamps it to max_inflight), or 0.
+ */
+u32 fnv_depth_probe_solo(struct fnv_dprobe *pr)
+{
+	fnv_rate_zero(&pr->base);
+	if (!pr->to)
+		return 0;
+	if (pr->up)
+		fnv_probe_backoff(pr);
+	pr->to = 0;
+	pr->set = pr->from;
+	return pr->from;
+}
