@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# fnv-timeout: 900
+# fnv-timeout: 1800
 #
 # bench-guest.sh - scheduler CPU-overhead benchmark, run inside the test guest
 # (selftests/vm/run.sh --run bench). Creates a null_blk device through configfs
@@ -36,7 +36,9 @@
 # depth costs) are measured in interleaved rounds (the readers keep
 # running while the scheduler is switched): the device's completed reads
 # (/sys/block/DEV/stat)
-# over FNV_bench_mt_runtime (default 5) seconds after 2 s to settle, and
+# over FNV_bench_mt_runtime (default 5) seconds after FNV_bench_mt_settle
+# (default 14) seconds to settle (fairnvme's first rate trial of a deeper
+# queue comes after 10 s of requests held back), and
 # each tenant's reads from its cgroup's io.stat. Printed: IOPS, each
 # round's ratio to none of the same round, their median, the tenants' min
 # and mean IOPS, $FNV_SCHED's depth and control walk (debugfs), and
@@ -178,6 +180,7 @@ done
 MT=${FNV_bench_tenants:-1000}
 MT_RT=${FNV_bench_mt_runtime:-5}
 MT_ROUNDS=${FNV_bench_mt_rounds:-6}
+MT_SETTLE=${FNV_bench_mt_settle:-14}
 MT_IRQ=${FNV_bench_mt_irqmode:-2}
 MT_CNS=${FNV_bench_mt_cnsec:-20000}
 MT_SCHEDS=$(echo "${FNV_bench_mt_scheds:-none mq-deadline $FNV_SCHED $FNV_SCHED:nodepth}" | tr + ' ')
@@ -253,7 +256,7 @@ mt_measure() {
 		failed=1
 		return 1
 	fi
-	sleep 2
+	sleep "$MT_SETTLE"
 	mt_snap >"$W/mt.a"
 	sleep "$MT_RT"
 	mt_snap >"$W/mt.b"
@@ -276,7 +279,7 @@ echo "+io +cpu" >"$MTP/cgroup.subtree_control" 2>/dev/null ||
 rdr=qd1read
 [ -x /extra/qd1read ] || rdr="busybox dd (no /extra/qd1read)"
 echo
-echo "bench: many tenants: one QD1 O_DIRECT 4k random reader per cgroup ($rdr) on $dev (null_blk irqmode=$MT_IRQ completion_nsec=$MT_CNS), ${MT_RT}s per measurement, $MT_ROUNDS interleaved rounds; MemAvailable $(mem_avail) MiB"
+echo "bench: many tenants: one QD1 O_DIRECT 4k random reader per cgroup ($rdr) on $dev (null_blk irqmode=$MT_IRQ completion_nsec=$MT_CNS), ${MT_RT}s per measurement after ${MT_SETTLE}s, $MT_ROUNDS interleaved rounds; MemAvailable $(mem_avail) MiB"
 set_sched "$dev" none
 t0=$(now_ms)
 if ! mt_start 1 8; then
