@@ -140,7 +140,7 @@ static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, u64 nr,
 	u32 lim = READ_ONCE(fd->max_inflight);
 	u32 dmin = min(FNV_DEPTH_MIN, lim);
 	u32 d = READ_ONCE(fd->depth);
-	u32 want;
+	u32 want, r;
 	u64 acc = atomic64_xchg(&fd->acc_dev1, 0);
 	u32 n1 = acc >> FNV_DEV1_SHIFT;
 	u64 floor = READ_ONCE(fd->dev_floor);
@@ -174,18 +174,24 @@ static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, u64 nr,
 	if (tgt == FNV_DEV_TARGET_AUTO)
 		target = floor * FNV_DEPTH_MULT;
 
-	want = d;
+	/*
+	 * The rule runs on its own depth (hold_depth), which a kept trial
+	 * depth does not raise: fnv_held() bounds the others by it.
+	 */
+	r = min(READ_ONCE(fd->hold_depth), d);
+	want = r;
 	if (!tgt)
 		want = lim;
 	else if (!target)
 		want = 1;
 	else if (dev_mean > target)
-		want -= max(d / 4, 1U);
+		want -= max(r / 4, 1U);
 	else if (limited && dev_mean && dev_mean < target - target / 4)
-		want += max(d / 8, 1U);
+		want += max(r / 8, 1U);
 	if (limited && target && tgt == FNV_DEV_TARGET_AUTO)
 		want = max(want, dmin);
 	want = clamp(want, 1U, lim);
+	WRITE_ONCE(fd->hold_depth, want);
 	if (tgt == FNV_DEV_TARGET_AUTO && target) {
 		/*
 		 * The period's length, at most twice the delay in force (a

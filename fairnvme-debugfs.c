@@ -42,6 +42,13 @@ static int fnv_depth_show(void *data, struct seq_file *m)
 	return 0;
 }
 
+/* The depth by device time alone: fnv_held() keeps a quarter of it. */
+static int fnv_hold_depth_show(void *data, struct seq_file *m)
+{
+	seq_printf(m, "%u\n", READ_ONCE(fnv_dbg_data(data)->hold_depth));
+	return 0;
+}
+
 /* The device time of a lone request, as learned; 0 until measured. */
 static int fnv_dev_floor_us_show(void *data, struct seq_file *m)
 {
@@ -203,6 +210,7 @@ const struct blk_mq_debugfs_attr fnv_debugfs_attrs[] = {
 	FNV_DBG_ATTR(gvt),
 	FNV_DBG_ATTR(inflight),
 	FNV_DBG_ATTR(depth),
+	FNV_DBG_ATTR(hold_depth),
 	FNV_DBG_ATTR(dev_floor_us),
 	FNV_DBG_ATTR(tau_l_eff_bytes),
 	FNV_DBG_ATTR(ctl_walk_us),

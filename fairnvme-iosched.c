@@ -871,7 +871,8 @@ static struct request *fnv_urgent_next(struct fnv_data *fd)
  * completed (it is about to send the next, and its completions come that
  * close while it keeps going), a tenant ahead of it in virtual time may
  * have requests at the device only while fewer than a quarter of the depth
- * (one at least) are there. Once it has caught up, or gone quiet, the
+ * by device time (hold_depth: not a deeper one a rate trial kept, depth.c;
+ * one at least) are there. Once it has caught up, or gone quiet, the
  * others have the whole depth again: the shares follow the weights. The
  * depth follows the device, and a completion runs the queue again: the
  * device is never left idle. fairnvme turns wbt off (as BFQ does); this,
@@ -884,7 +885,7 @@ static bool fnv_held(struct fnv_data *fd, struct fnv_tenant *tn)
 {
 	u64 grace = (u64)fd->grace_us * NSEC_PER_USEC;
 	u64 sync_done = READ_ONCE(fd->sync_done);
-	int cap = max(READ_ONCE(fd->depth) >> FNV_HOLD_DEPTH_SHIFT, 1U);
+	int cap = max(READ_ONCE(fd->hold_depth) >> FNV_HOLD_DEPTH_SHIFT, 1U);
 
 	if (atomic_read(&fd->inflight) < cap ||
 	    (s64)(READ_ONCE(fd->last_done) - sync_done) >= (s64)grace ||
@@ -1582,6 +1583,7 @@ static int fnv_init_sched(struct request_queue *q, struct elevator_type *e)
 	fnv_tabs_params(fd);
 	tabs_init(&fd->tabs, ktime_get_ns());
 	fd->depth = 1;			/* auto: measure dev_floor first */
+	fd->hold_depth = 1;
 	fd->tau_l_bytes = FNV_TAU_L_DEF;
 	fd->rate_at = ktime_get_ns();
 	/* the paper starts at the largest ratio */

@@ -38,6 +38,8 @@ static void fnv_apply_depth(struct fnv_data *fd)
 
 	if (READ_ONCE(fd->depth) > max || !READ_ONCE(fd->dev_target_us))
 		WRITE_ONCE(fd->depth, max);
+	if (READ_ONCE(fd->hold_depth) > max || !READ_ONCE(fd->dev_target_us))
+		WRITE_ONCE(fd->hold_depth, max);
 	blk_mq_run_hw_queues(fd->q, true);
 }
 
