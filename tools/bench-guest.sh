@@ -88,7 +88,8 @@ mt_stop() {
 
 cleanup() {
 	mt_stop
-	[ -n "${dev:-}" ] && echo none >"/sys/block/$dev/queue/scheduler" 2>/dev/null
+	[ -n "${dev:-}" ] && [ -e "/sys/block/$dev" ] &&
+		echo none >"/sys/block/$dev/queue/scheduler" 2>/dev/null
 	nullb_destroy "$NB" 2>/dev/null
 	nullb_destroy fnv_bench_mt 2>/dev/null
 }
