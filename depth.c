@@ -28,20 +28,37 @@
  * ms against 4.4).
  */
 
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
 #include <fairnvme/depth.h>
 
-static void fnv_rate_add(struct fnv_rate *r, u64 nr, u64 dt_us)
+/*
+ * A period longer than cap_us (a worker that ran late, the first period
+ * after idle) counts as cap_us, its completions scaled alike: one period
+ * three times late in a window of four otherwise made a flat device's
+ * rate look 20 % higher, past the 9/8 a trial must gain.
+ */
+static void fnv_rate_add(struct fnv_rate *r, const struct fnv_dperiod *per)
 {
+	u64 nr = per->nr, dt = per->dt_us;
+
+	if (per->cap_us && dt > per->cap_us) {
+		nr = div64_u64(nr * per->cap_us, dt);
+		dt = per->cap_us;
+	}
 	r->nr += nr;
-	r->dt += dt_us;
+	r->dt += dt;
 	r->n++;
+	if (per->fair != FNV_FAIR_NONE) {
+		r->fair = min(per->fair, 2 * FNV_FAIR_ONE);
+		r->fn++;
+	}
 }
 
 static bool fnv_rate_full(const struct fnv_rate *r)
 {
-	return r->n >= 4 * FNV_PROBE_NR ||
+	return r->n >= FNV_PROBE_MAX_NR ||
 	       (r->n >= FNV_PROBE_NR && r->nr >= FNV_PROBE_MIN_NR);
 }
 
@@ -52,9 +69,30 @@ static bool fnv_rate_ge(const struct fnv_rate *a, const struct fnv_rate *b,
 	return b->n && (u64)den * a->nr * b->dt >= (u64)num * b->nr * a->dt;
 }
 
+/*
+ * fair(a) + FNV_FAIR_SLACK >= fair(b) (@up) or fair(a) > fair(b) +
+ * FNV_FAIR_SLACK (!@up); true for @up, false for !@up, while either has
+ * no fairness measured.
+ */
+static bool fnv_rate_fair(const struct fnv_rate *a, const struct fnv_rate *b,
+			  bool up)
+{
+	if (!a->fn || !b->fn)
+		return up;
+	return up ? a->fair + FNV_FAIR_SLACK >= b->fair :
+		    a->fair > b->fair + FNV_FAIR_SLACK;
+}
+
 static void fnv_rate_zero(struct fnv_rate *r)
 {
 	memset(r, 0, sizeof(*r));
+}
+
+/* a new window: the caller's fairness starts over with the next period */
+static void fnv_window_new(struct fnv_dprobe *pr, struct fnv_rate *r)
+{
+	fnv_rate_zero(r);
+	pr->mark = true;
 }
 
 /* an upward trial gained nothing (or was cut short): wait twice as long */
@@ -71,7 +109,11 @@ static u32 fnv_probe_judge(struct fnv_dprobe *pr, u32 dmin)
 
 	if (pr->up) {
 		pr->ref = pr->trial;
-		if (fnv_rate_ge(&pr->trial, &pr->base, 9, 8)) {
+		pr->was = pr->base;
+		pr->nr_up++;
+		if (fnv_rate_ge(&pr->trial, &pr->base, 9, 8) &&
+		    fnv_rate_fair(&pr->trial, &pr->base, true)) {
+			pr->nr_kept++;
 			d = pr->to;
 			pr->keep = d;
 			pr->keep_left = FNV_PROBE_KEEP;
@@ -80,7 +122,8 @@ static u32 fnv_probe_judge(struct fnv_dprobe *pr, u32 dmin)
 		} else {
 			fnv_probe_backoff(pr);
 		}
-	} else if (fnv_rate_ge(&pr->trial, &pr->ref, 15, 16)) {
+	} else if (fnv_rate_ge(&pr->trial, &pr->ref, 15, 16) ||
+		   fnv_rate_fair(&pr->trial, &pr->ref, false)) {
 		d = pr->to;
 		pr->keep = d > dmin ? d : 0;
 		pr->keep_left = 0;		/* and half again */
@@ -92,30 +135,36 @@ static u32 fnv_probe_judge(struct fnv_dprobe *pr, u32 dmin)
 	pr->to = 0;
 	if (d != pr->from)
 		pr->base = pr->trial;
+	pr->mark = true;
 	return d;
 }
 
 /*
- * @d: the depth in force; @want: what the device-time rule wants from it;
- * @nr, @dt_us: the period's sampled completions and its length; @limited:
- * the depth held requests back in the period; @lim: max_inflight; @dmin:
+ * @d: the depth in force; @want: what the device-time rule wants (the
+ * least the depth goes to); @per: the period; @lim: max_inflight; @dmin:
  * the least depth while requests wait. Returns the depth to set; the
  * caller records it in pr->set (any other depth found in force next time,
  * set through sysfs, starts the trials over).
  */
-u32 fnv_depth_probe(struct fnv_dprobe *pr, u32 d, u32 want, u64 nr,
-		    u64 dt_us, bool limited, u32 lim, u32 dmin)
+u32 fnv_depth_probe(struct fnv_dprobe *pr, u32 d, u32 want,
+		    const struct fnv_dperiod *per, u32 lim, u32 dmin)
 {
 	if (pr->set != d) {
+		u32 up = pr->nr_up, kept = pr->nr_kept;
+
 		memset(pr, 0, sizeof(*pr));
+		pr->nr_up = up;
+		pr->nr_kept = kept;
 		pr->wait = FNV_PROBE_FIRST;
 		pr->wait_next = FNV_PROBE_WAIT;
 		pr->keep_next = FNV_PROBE_KEEP;
+		pr->mark = true;
 	}
 	pr->keep = min(pr->keep, lim);
+	pr->last_fair = per->fair;
 	if (pr->to > lim) {			/* max_inflight lowered */
 		pr->to = 0;
-		fnv_rate_zero(&pr->base);
+		fnv_window_new(pr, &pr->base);
 		return min(pr->from, lim);
 	}
 	if (pr->to) {
@@ -123,51 +172,54 @@ u32 fnv_depth_probe(struct fnv_dprobe *pr, u32 d, u32 want, u64 nr,
 		 * Every period counts: at the depth on trial, what it did not
 		 * hold back is what the tenants asked for.
 		 */
-		fnv_rate_add(&pr->trial, nr, dt_us);
+		fnv_rate_add(&pr->trial, per);
 		if (!fnv_rate_full(&pr->trial))
 			return pr->to;
 		return fnv_probe_judge(pr, dmin);
 	}
-	if (!limited || !nr) {
+	if (!per->limited || !per->nr) {
 		/*
 		 * Demand set the rate, not the depth: measure again. A kept
-		 * depth the load has not needed for keep_left periods goes.
+		 * depth the load has not needed for FNV_PROBE_KEEP periods in
+		 * a row goes.
 		 */
-		fnv_rate_zero(&pr->base);
+		fnv_window_new(pr, &pr->base);
 		if (pr->keep_left)
 			pr->keep_left--;
-		else
+		if (++pr->calm >= FNV_PROBE_KEEP)
 			pr->keep = 0;
 		return max(want, pr->keep);
 	}
+	pr->calm = 0;
 	if (pr->keep_left)
 		pr->keep_left--;
 	if (pr->wait)
 		pr->wait--;
 	if (want > d || (want < d && d > pr->keep)) {
 		/* the rule moves the depth: a new window */
-		fnv_rate_zero(&pr->base);
+		fnv_window_new(pr, &pr->base);
 		return max(want, pr->keep);
 	}
-	fnv_rate_add(&pr->base, nr, dt_us);
-	if (pr->base.n > 4 * FNV_PROBE_NR) {	/* the recent periods */
+	fnv_rate_add(&pr->base, per);
+	if (pr->base.n > FNV_PROBE_MAX_NR) {	/* the recent periods */
 		pr->base.nr /= 2;
 		pr->base.dt /= 2;
 		pr->base.n /= 2;
+		pr->base.fn = (pr->base.fn + 1) / 2;
 	}
 	if (!fnv_rate_full(&pr->base))
 		return d;
 	if (d == lim)
 		pr->ref = pr->base;
 	if (want < d && !pr->keep_left && pr->ref.n)
-		pr->to = max(d / 2, dmin);	/* kept: try half */
+		pr->to = max(max(d / 2, want), dmin);	/* kept: try half */
 	else if (d < lim && !pr->wait)
 		pr->to = lim;
 	else
 		return d;
 	pr->up = pr->to > d;
 	pr->from = d;
-	fnv_rate_zero(&pr->trial);
+	fnv_window_new(pr, &pr->trial);
 	return pr->to;
 }
 
@@ -178,7 +230,7 @@ u32 fnv_depth_probe(struct fnv_dprobe *pr, u32 d, u32 want, u64 nr,
  */
 u32 fnv_depth_probe_solo(struct fnv_dprobe *pr)
 {
-	fnv_rate_zero(&pr->base);
+	fnv_window_new(pr, &pr->base);
 	if (!pr->to)
 		return 0;
 	if (pr->up)

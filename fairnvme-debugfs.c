@@ -164,6 +164,41 @@ static int fnv_tenant_dump_show(void *data, struct seq_file *m)
 	return 0;
 }
 
+/*
+ * The auto depth's rate trials (depth.c): the trial under way (to, 0:
+ * none), the kept depth, the limited periods until the next trial; the
+ * windows at the depth held (base), on trial, at max_inflight (ref) and
+ * the base that one was judged by (was):
+ * sampled completions per second and fairness (1024: each tenant its
+ * weight's share; -1: not measured); the current window's fairness so far;
+ * upward trials and those kept.
+ */
+static void fnv_rate_show(struct seq_file *m, const char *name,
+			  const struct fnv_rate *r)
+{
+	seq_printf(m, " %s=%llu/%lld", name,
+		   r->dt ? div64_u64(r->nr * USEC_PER_SEC, r->dt) : 0,
+		   r->fn ? (s64)r->fair : -1LL);
+}
+
+static int fnv_depth_trials_show(void *data, struct seq_file *m)
+{
+	struct fnv_data *fd = fnv_dbg_data(data);
+	const struct fnv_dprobe *pr = &fd->dprobe;
+
+	spin_lock_irq(&fd->lock);
+	seq_printf(m, "to=%u keep=%u wait=%u", pr->to, pr->keep, pr->wait);
+	fnv_rate_show(m, "base", &pr->base);
+	fnv_rate_show(m, "trial", &pr->trial);
+	fnv_rate_show(m, "ref", &pr->ref);
+	fnv_rate_show(m, "was", &pr->was);
+	seq_printf(m, " fair=%d up=%u kept=%u\n",
+		   pr->last_fair == FNV_FAIR_NONE ? -1 : (int)pr->last_fair,
+		   pr->nr_up, pr->nr_kept);
+	spin_unlock_irq(&fd->lock);
+	return 0;
+}
+
 #define FNV_DBG_ATTR(name) { #name, 0400, fnv_##name##_show }
 /*
  * TABS (tabs.c): phase, throttling factor, the goal and the last epoch,
@@ -211,6 +246,7 @@ const struct blk_mq_debugfs_attr fnv_debugfs_attrs[] = {
 	FNV_DBG_ATTR(inflight),
 	FNV_DBG_ATTR(depth),
 	FNV_DBG_ATTR(hold_depth),
+	FNV_DBG_ATTR(depth_trials),
 	FNV_DBG_ATTR(dev_floor_us),
 	FNV_DBG_ATTR(tau_l_eff_bytes),
 	FNV_DBG_ATTR(ctl_walk_us),

@@ -135,14 +135,18 @@
  * dev_target_us, by default twice dev_floor, the learned device time of a
  * request sent alone: a request waits behind about one other. The depth
  * starts at 1 to measure it and, with auto, stays at 2 or more while it
- * holds requests back (0 fixes the depth at max_inflight). Under soft the
+ * holds requests back (0 fixes the depth at max_inflight). With auto, a
+ * deeper queue is also tried for its rate (depth.c): max_inflight is kept
+ * if it completed 9/8 of the depth before and the service still followed
+ * the weights (fnv_depth_fair()); the time's own depth, hold_depth, moves
+ * only while it is the one in force. Under soft the
  * first request of a tenant back in the high class with nothing queued
  * or in flight may pass the depth, up to twice it, one tenant at a time
  * (the lone-tenant exception). Requests that bypassed the elevator (on 6.1,
  * FUA writes) get room beside the depth, estimated each period from their
  * completions (Little's law). For grace_us after a synchronous tenant's
  * last completion, tenants ahead of it in vt dispatch only below a quarter
- * of the depth. Asynchronous requests may take 3/4 of the scheduler tags;
+ * of hold_depth. Asynchronous requests may take 3/4 of the scheduler tags;
  * once 3/4 of nr_requests are in use, a tenant over its weight's share of
  * them (8 at least; the root cgroup's aside) gets only the first eighth
  * of each tag word. Writeback throttling is off while fairnvme is used.
@@ -172,7 +176,8 @@
  * fairnvme_tabs (TABS phase and alpha); the same decisions are blktrace
  * notes (fnv_msg()) beside the inserts and dispatches. The scheduler's
  * state is in debugfs, /sys/kernel/debug/block/<dev>/sched/
- * (fairnvme-debugfs.c): hl_ratio, gvt, inflight, depth, dev_floor_us,
+ * (fairnvme-debugfs.c): hl_ratio, gvt, inflight, depth, hold_depth,
+ * depth_trials, dev_floor_us,
  * tau_l_eff_bytes, ctl_walk_us, thresh_{min,max}_eff_us, cost_learned,
  * tenants, tenant_dump, a line per tenant the control period walks, and
  * tabs. queue/iosched has the tunables
@@ -1137,6 +1142,8 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 		 * alias (a tenant at depth 1 reuses the same tag).
 		 */
 		u32 k = tn->nr_disp++ % FNV_SAMPLE_EVERY;
+
+		tn->svc += cost;
 		bool cycle = cls == -1 && fd->wrr_mode == FNV_WRR_OFF;
 
 		/*

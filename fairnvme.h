@@ -144,6 +144,7 @@ struct fnv_tenant {
 	u64 idle_at;			/* ns: inflight last dropped to 0 */
 	u64 disp_at;			/* ns: last dispatch, under fnv_data.lock */
 	u32 nr_disp;			/* dispatches, under fnv_data.lock */
+	u64 svc;			/* their cost, under fnv_data.lock */
 	bool offline;			/* cgroup removed, under fnv_data.lock */
 	bool root;			/* the root cgroup's: never holds gvt */
 	/* a request was queued behind another in this control period */
@@ -167,6 +168,9 @@ struct fnv_tenant {
 	 */
 	struct list_head active_node;
 	u32 idle_periods;
+	/* the period's service, for fnv_depth_fair(), under fnv_data.lock */
+	u64 svc_seen, svc_win;
+	u32 svc_gen;
 
 	/* the control worker's, under fnv_data.lock; read racily elsewhere */
 	struct fnv_ctl ctl;
@@ -231,6 +235,7 @@ struct fnv_data {
 	u64 cycle_start;		/* ... when it began (ns) */
 	u64 dev_floor;			/* ns: device time alone (auto depth) */
 	struct fnv_dprobe dprobe;	/* the auto depth's rate trials */
+	u32 svc_gen;			/* ... their window (fnv_depth_fair) */
 
 	u32 max_inflight;
 	u32 dev_target_us;		/* 0: depth = max_inflight; or _AUTO */

@@ -15,8 +15,10 @@
 /*
  * Auto depth, rate trials (fnv_depth_probe()), in control periods: a
  * window to measure a depth's completion rate over (at least FNV_PROBE_NR
- * periods and FNV_PROBE_MIN_NR sampled completions, at most 4 *
- * FNV_PROBE_NR periods); the limited periods before the first trial at
+ * periods and FNV_PROBE_MIN_NR sampled completions, at most
+ * FNV_PROBE_MAX_NR periods: under TCG a 4-period window's rate was off by
+ * a tenth often enough to fail a trial that gained 30 %); the limited
+ * periods before the first trial at
  * max_inflight, after one that gained nothing (doubled each time, up to
  * FNV_PROBE_WAIT_MAX); the periods before a kept depth is tried by half
  * (doubled after each half that lost rate, up to FNV_PROBE_KEEP_MAX).
@@ -24,7 +26,8 @@
  * device that queues them: at 2000 IOPS and the defaults, about 0.8 s
  * each 320 s once the trials keep failing, 0.25 % of the time.
  */
-#define FNV_PROBE_NR		4U
+#define FNV_PROBE_NR		8U
+#define FNV_PROBE_MAX_NR	16U
 #define FNV_PROBE_MIN_NR	400U
 #define FNV_PROBE_FIRST		100U
 #define FNV_PROBE_WAIT		200U
@@ -32,26 +35,58 @@
 #define FNV_PROBE_KEEP		50U
 #define FNV_PROBE_KEEP_MAX	320U
 
-/* a window of a depth's completions (sampled) and time (us) */
+/*
+ * Fairness of a window, as the control period measures it: how much of the
+ * weights' effect the service dispatched since the window began kept,
+ * FNV_FAIR_ONE when it followed the weights, 0 when it ignored them (up to
+ * 2 FNV_FAIR_ONE); FNV_FAIR_NONE when fewer than two tenants were served
+ * or their weights are too alike to tell. The probe sets mark when a
+ * window begins: the caller's count starts over with the next period. A
+ * trial's depth is kept only if it keeps as much, within FNV_FAIR_SLACK:
+ * a deeper queue leaves the order to the device, and tenants of weights
+ * 100 and 300, 32 QD1 readers each, got 0.48 and 0.52 of the IOPS at
+ * max_inflight (0.30 and 0.70 at the time's depth).
+ */
+#define FNV_FAIR_ONE		1024U
+#define FNV_FAIR_SLACK		128U
+#define FNV_FAIR_NONE		(~0U)
+
+/* a control period, as fnv_depth_probe() is fed it */
+struct fnv_dperiod {
+	u64 nr;				/* sampled completions */
+	u64 dt_us;			/* its length */
+	u64 cap_us;			/* ... counted up to this (0: all) */
+	u32 fair;			/* since mark: 0 .. 2 * _ONE, or _NONE */
+	bool limited;			/* the depth held requests back */
+};
+
+/* a window of a depth's completions (sampled), time (us) and fairness */
 struct fnv_rate {
 	u64 nr, dt;
+	u32 fair;			/* the window's, as of its last period */
 	u32 n;				/* periods */
+	u32 fn;				/* ... with a fairness */
 };
 
 struct fnv_dprobe {
 	struct fnv_rate base;		/* at the depth held */
 	struct fnv_rate trial;		/* at the depth on trial */
 	struct fnv_rate ref;		/* at max_inflight, the last measured */
+	struct fnv_rate was;		/* ... and the base it was judged by */
 	u32 from, to;			/* trial: from, to depth (0: none) */
 	bool up;			/* ... to max_inflight */
 	u32 set;			/* the depth this set last */
 	u32 keep, keep_left;		/* least depth, periods until tried */
 	u32 keep_next;			/* ... the next time */
 	u32 wait, wait_next;		/* periods until the next max trial */
+	u32 calm;			/* periods in a row not limited */
+	bool mark;			/* a window begins: see FNV_FAIR_ONE */
+	/* for debugfs: the last period's fairness, upward trials, kept */
+	u32 last_fair, nr_up, nr_kept;
 };
 
-u32 fnv_depth_probe(struct fnv_dprobe *pr, u32 d, u32 want, u64 nr,
-		    u64 dt_us, bool limited, u32 lim, u32 dmin);
+u32 fnv_depth_probe(struct fnv_dprobe *pr, u32 d, u32 want,
+		    const struct fnv_dperiod *per, u32 lim, u32 dmin);
 u32 fnv_depth_probe_solo(struct fnv_dprobe *pr);
 
 #endif /* _FAIRNVME_DEPTH_H */

@@ -51,6 +51,7 @@ for r in 1 2; do
 	tenants_run "$dev" "$RT" "$ARGS" $TENANTS
 	a=$(sum_iops)
 	d=$(cat "/sys/kernel/debug/block/$dev/sched/depth" 2>/dev/null || echo -)
+	diag "round $r: depth_trials $(cat "/sys/kernel/debug/block/$dev/sched/depth_trials" 2>/dev/null)"
 	s=$(for t in $TENANTS; do tenant_iops "$t"; done | awk -v m="$a" '
 		{ d = $1 / (m / 4) - 1; if (d < 0) d = -d; if (d > x) x = d } END { printf "%.3f\n", x }')
 	spread=$(fcalc "$spread > $s ? $spread : $s")

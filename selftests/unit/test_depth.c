@@ -5,7 +5,8 @@
  * with it up to a point (a device, or a host CPU, that serves requests in
  * parallel), or grows all the way; driven period by period as
  * fnv_adapt_depth() drives it, with a device-time rule that always wants
- * the least depth (the case the trials are for).
+ * the least depth (the case the trials are for) and, as in the kernel,
+ * moves only while its depth is the one in force.
  */
 #include <string.h>
 
@@ -46,11 +47,16 @@ static double noise(void)
 
 struct run {
 	unsigned int d, at_lim, at8, trials, last_trial;
+	unsigned int hold;	/* the rule's own depth (0: d) */
 	double done;		/* completions */
 	/* the load: the depth holds requests back below @need (0: never) */
 	unsigned int need;
 	bool keep_d;		/* the rule keeps the depth, else wants less */
 	u64 period_us;		/* 0: 100 ms */
+	/* the weights' effect kept at depth d (FNV_FAIR_ONE = 1), NULL: none */
+	double (*fair)(unsigned int d);
+	/* every late-th period at max_inflight runs 3 times late */
+	unsigned int late;
 };
 
 /*
@@ -70,18 +76,35 @@ static void drive(struct fnv_dprobe *pr, struct run *r, rate_fn f,
 		bool limited = r->d < r->need;
 		u64 nr = (u64)(rate * per / 1e6 / 4);
 		unsigned int want = r->d, prev = r->d;
+		struct fnv_dperiod p = {
+			.nr = nr, .dt_us = per, .cap_us = 2 * per,
+			.limited = limited,
+			.fair = r->fair ? (u32)(r->fair(r->d) * FNV_FAIR_ONE) :
+				FNV_FAIR_NONE,
+		};
 
-		if (!r->keep_d) {
-			want = r->d - max(r->d / 4, 1U);
-			if (limited)
-				want = max(want, DMIN);
-			want = clamp(want, 1U, lim);
-		}
+		/*
+		 * The rule's own depth moves only while it is the depth in
+		 * force (fnv_adapt_depth()); it is never above it.
+		 */
+		if (!r->hold || r->hold > r->d)
+			r->hold = r->d;
+		want = r->hold;
+		if (!r->keep_d && r->hold == r->d)
+			want = r->hold - max(r->hold / 4, 1U);
+		if (limited)
+			want = max(want, DMIN);
+		want = clamp(want, 1U, lim);
 		r->done += rate * per / 1e6;
-		r->d = fnv_depth_probe(pr, r->d, want, nr, per, limited,
-				       lim, DMIN);
+		/* a worker 3 times late: 3 periods' completions */
+		if (r->late && r->d == lim && i % r->late == r->late - 1) {
+			p.nr = 3 * nr;
+			p.dt_us = 3 * per;
+		}
+		r->d = fnv_depth_probe(pr, r->d, want, &p, lim, DMIN);
 		r->d = clamp(r->d, 1U, lim);
 		pr->set = r->d;
+		r->hold = min(want, r->d);
 		if (r->d == lim && prev != lim) {
 			r->trials++;
 			r->last_trial = i;
@@ -146,9 +169,10 @@ static void test_knee(void)
 	r.done = 0;
 	r.at8 = 0;
 	drive(&pr, &r, knee8, 600, 0, LIM);
-	tap_ok(pr.keep == 8 && r.at8 >= 600 * 95 / 100,
-	       "... and stays there: kept %u, at 8 in %u of the next 600 periods (>= 95 %%)",
-	       pr.keep, r.at8);
+	/* tried by half after 50, 100, 200 periods: windows of FNV_PROBE_NR */
+	tap_ok(pr.keep == 8 && r.at8 >= 600 - 5 * FNV_PROBE_NR,
+	       "... and stays there: kept %u, at 8 in %u of the next 600 periods (>= %u)",
+	       pr.keep, r.at8, 600 - 5 * FNV_PROBE_NR);
 	tap_ok(r.done / 60 >= 0.97 * 8000,
 	       "... at %.0f IOPS over those 60 s (8000 at depth 8)", r.done / 60);
 }
@@ -220,7 +244,12 @@ static void test_reset(void)
 	drive(&pr, &r, grows, 200, 0, LIM);
 	pr.set = 0;
 	r.d = 1;
-	r.d = fnv_depth_probe(&pr, r.d, DMIN, 100, PERIOD_US, true, LIM, DMIN);
+	{
+		struct fnv_dperiod p = { .nr = 100, .dt_us = PERIOD_US,
+					 .fair = FNV_FAIR_NONE, .limited = true };
+
+		r.d = fnv_depth_probe(&pr, r.d, DMIN, &p, LIM, DMIN);
+	}
 	tap_ok(r.d == DMIN && !pr.keep && !pr.to,
 	       "auto again: the trials start over (depth %u, kept %u)", r.d, pr.keep);
 }
@@ -288,6 +317,128 @@ static void test_large(void)
 	tap_ok(r.d == LIM, "1M IOPS, 10 s periods, growing: max_inflight (%u)", r.d);
 }
 
+/*
+ * Weights 100 and 300, 32 QD1 readers each (t27): a deeper queue completes
+ * more but leaves the order to the device, the shares go towards half
+ * each: the weights' effect kept 0.8 at the time's depth, 0.2 less per
+ * doubling past 4 (more than FNV_FAIR_SLACK), 0.2 at max_inflight.
+ */
+static double unfair_deep(unsigned int d)
+{
+	return d <= 4 ? 0.8 : 0.8 - 0.2 * (log2(d) - 2);
+}
+
+/* as much kept at any depth */
+static double fair_any(unsigned int d __attribute__((unused)))
+{
+	return 0.9;
+}
+
+static void test_fairness(void)
+{
+	struct fnv_dprobe pr;
+	struct run r = { .d = DMIN, .need = ALWAYS, .fair = unfair_deep };
+
+	fresh(&pr);
+	seed = 5;
+	drive(&pr, &r, grows, 600, 0.05, LIM);
+	tap_ok(r.d == DMIN && !pr.keep && r.trials >= 1 && r.at_lim <= 600 / 20,
+	       "rate grows, fairness falls with the depth: %u trials, none kept (depth %u, at max_inflight %u of 600 periods)",
+	       r.trials, r.d, r.at_lim);
+	fresh(&pr);
+	r.d = DMIN;
+	r.fair = fair_any;
+	drive(&pr, &r, grows, 150, 0.05, LIM);
+	tap_ok(r.d == LIM, "rate grows, fairness holds: max_inflight kept (%u)", r.d);
+	/* the mix changes: the deep queue now costs fairness */
+	r.fair = unfair_deep;
+	r.at_lim = 0;
+	drive(&pr, &r, grows, 600, 0.05, LIM);
+	tap_ok(r.d < LIM && r.at_lim <= 600 / 2,
+	       "... then it falls at depth: the kept depth halves back (depth %u, at max_inflight %u of 600)",
+	       r.d, r.at_lim);
+}
+
+/* a failed trial goes back to where it came from, a rule above dmin */
+static void test_back(void)
+{
+	struct fnv_dprobe pr;
+	struct run r = { .d = 6, .need = ALWAYS, .keep_d = true };
+	int i, after = -1;
+	bool seen = false;
+
+	fresh(&pr);
+	for (i = 0; i < 200; i++) {
+		drive(&pr, &r, flat, 1, 0, LIM);
+		if (r.d == LIM)
+			seen = true;
+		else if (seen && after < 0)
+			after = r.d;
+	}
+	tap_ok(seen && after == 6 && r.d == 6,
+	       "flat rate, the rule at 6: a trial, then back to %d (6), at %u", after, r.d);
+}
+
+/*
+ * A worker that runs late where the queue is deep (the host's CPUs busier)
+ * does not make a flat device look faster there.
+ */
+static void test_late(void)
+{
+	struct fnv_dprobe pr;
+	struct run r = { .d = DMIN, .need = ALWAYS, .late = 4 };
+
+	fresh(&pr);
+	seed = 11;
+	drive(&pr, &r, flat, 1200, 0.05, LIM);
+	tap_ok(r.d == DMIN && !pr.keep,
+	       "flat rate, every 4th period at max_inflight 3 times late: nothing kept (depth %u)",
+	       r.d);
+}
+
+/*
+ * The caller's fairness window starts over (mark) where the probe's
+ * windows do: when a trial starts and when it is judged.
+ */
+static void test_mark(void)
+{
+	struct fnv_dprobe pr;
+	struct run r = { .d = DMIN, .need = ALWAYS };
+	int i, start = 0, judged = 0, other = 0;
+
+	fresh(&pr);
+	for (i = 0; i < 400; i++) {	/* trials at 10 s and 30 s */
+		unsigned int to = pr.to;
+
+		pr.mark = false;
+		drive(&pr, &r, flat, 1, 0, LIM);
+		if (!to && pr.to)
+			start += pr.mark;
+		else if (to && !pr.to)
+			judged += pr.mark;
+		else if (to && pr.mark)
+			other++;
+	}
+	tap_ok(start == 2 && judged == 2 && !other,
+	       "mark: at each trial's start (%d of 2) and end (%d of 2), not within (%d)",
+	       start, judged, other);
+}
+
+/* one period that held nothing back does not release a kept depth */
+static void test_keep_calm(void)
+{
+	struct fnv_dprobe pr;
+	struct run r = { .d = DMIN, .need = ALWAYS };
+
+	fresh(&pr);
+	drive(&pr, &r, grows, 200, 0, LIM);
+	r.need = 0;
+	drive(&pr, &r, grows, 1, 0, LIM);
+	r.need = ALWAYS;
+	tap_ok(pr.keep == LIM && r.d == LIM,
+	       "one period not limited: the kept depth stays (kept %u, depth %u)", pr.keep, r.d);
+}
+
 int main(void)
 {
 	test_flat();
@@ -301,5 +452,10 @@ int main(void)
 	test_keep_released();
 	test_demand_fits();
 	test_large();
+	test_fairness();
+	test_back();
+	test_late();
+	test_keep_calm();
+	test_mark();
 	return tap_done();
 }
