@@ -222,11 +222,16 @@ mt_snap() {
 		"/sys/block/$dev/stat" "$MTP"/t*/io.stat
 }
 
-# mt_depth : fairnvme's dispatch depth now and the device time of a lone
-# request it learned (us), from debugfs ("-" if unknown)
+# mt_depth : fairnvme's dispatch depth now, the device time of a lone
+# request it learned (us) and its rate trials (at max_inflight, kept, and
+# the last one's rate/fairness against the depth's before it; debugfs
+# depth_trials), from debugfs ("-" if unknown)
 mt_depth() {
+	_tr=$(sed -n 's/.* ref=\([-0-9/]*\) was=\([-0-9/]*\) .* up=\([0-9]*\) kept=\([0-9]*\).*/\3 trials, \4 kept, the last \1 against \2/p' \
+		"/sys/kernel/debug/block/$dev/sched/depth_trials" 2>/dev/null)
 	echo "$(cat "/sys/kernel/debug/block/$dev/sched/depth" 2>/dev/null || echo -)" \
-		"(floor $(cat "/sys/kernel/debug/block/$dev/sched/dev_floor_us" 2>/dev/null || echo -) us)"
+		"(floor $(cat "/sys/kernel/debug/block/$dev/sched/dev_floor_us" 2>/dev/null || echo -) us;" \
+		"${_tr:--})"
 }
 # mt_walk : fairnvme's last control walk, us, and its period
 mt_walk() {
