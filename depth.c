@@ -17,9 +17,10 @@
  * goes back and the next trial waits FNV_PROBE_WAIT periods, twice as
  * long after each further failure (up to FNV_PROBE_WAIT_MAX). A kept
  * depth is tried by half after FNV_PROBE_KEEP periods, and at once again
- * after a half that kept 15/16 of max_inflight's rate: the depth comes
- * down to the least that loses a sixteenth at most. A half that lost more
- * is tried again twice as late each time (up to FNV_PROBE_KEEP_MAX). A
+ * after a half that kept 15/16 of max_inflight's rate over
+ * FNV_PROBE_HALF_NR periods: the depth comes down to the least that loses
+ * a sixteenth at most. A half that lost more (judged after a window) is
+ * tried again twice as late each time (up to FNV_PROBE_KEEP_MAX). A
  * device that queues the requests itself (QEMU's throttle, one command at
  * a time) completes as many at any depth and keeps the rule's; there each
  * trial makes the requests wait behind max_inflight others for its
@@ -54,6 +55,19 @@ static void fnv_rate_add(struct fnv_rate *r, const struct fnv_dperiod *per)
 		r->fair = min(per->fair, 2 * FNV_FAIR_ONE);
 		r->fn++;
 	}
+}
+
+/* a period at the depth held, @d */
+static void fnv_base_add(struct fnv_dprobe *pr, u32 d,
+			 const struct fnv_dperiod *per)
+{
+	if (!pr->base.n) {
+		pr->base_lo = d;
+		pr->base_hi = d;
+	}
+	pr->base_lo = min(pr->base_lo, d);
+	pr->base_hi = max(pr->base_hi, d);
+	fnv_rate_add(&pr->base, per);
 }
 
 static bool fnv_rate_full(const struct fnv_rate *r)
@@ -102,6 +116,13 @@ static void fnv_probe_backoff(struct fnv_dprobe *pr)
 	pr->wait_next = min(2 * pr->wait_next, FNV_PROBE_WAIT_MAX);
 }
 
+/* a half trial's window keeps max_inflight's rate, or is fairer */
+static bool fnv_half_keeps(const struct fnv_dprobe *pr)
+{
+	return fnv_rate_ge(&pr->trial, &pr->ref, 15, 16) ||
+	       fnv_rate_fair(&pr->trial, &pr->ref, false);
+}
+
 /* the end of a trial's window: its depth, or back to where it came from */
 static u32 fnv_probe_judge(struct fnv_dprobe *pr, u32 dmin)
 {
@@ -122,8 +143,7 @@ static u32 fnv_probe_judge(struct fnv_dprobe *pr, u32 dmin)
 		} else {
 			fnv_probe_backoff(pr);
 		}
-	} else if (fnv_rate_ge(&pr->trial, &pr->ref, 15, 16) ||
-		   fnv_rate_fair(&pr->trial, &pr->ref, false)) {
+	} else if (fnv_half_keeps(pr)) {
 		d = pr->to;
 		pr->keep = d > dmin ? d : 0;
 		pr->keep_left = 0;		/* and half again */
@@ -175,6 +195,14 @@ u32 fnv_depth_probe(struct fnv_dprobe *pr, u32 d, u32 want,
 		fnv_rate_add(&pr->trial, per);
 		if (!fnv_rate_full(&pr->trial))
 			return pr->to;
+		/*
+		 * A half that keeps the rate is kept only if it still does
+		 * after FNV_PROBE_HALF_NR periods; one that loses goes at
+		 * once.
+		 */
+		if (!pr->up && pr->trial.n < FNV_PROBE_HALF_NR &&
+		    fnv_half_keeps(pr))
+			return pr->to;
 		return fnv_probe_judge(pr, dmin);
 	}
 	if (!per->limited || !per->nr) {
@@ -195,17 +223,27 @@ u32 fnv_depth_probe(struct fnv_dprobe *pr, u32 d, u32 want,
 		pr->keep_left--;
 	if (pr->wait)
 		pr->wait--;
-	if (want > d || (want < d && d > pr->keep)) {
-		/* the rule moves the depth: a new window */
-		fnv_window_new(pr, &pr->base);
-		return max(want, pr->keep);
-	}
-	fnv_rate_add(&pr->base, per);
+	fnv_base_add(pr, d, per);
 	if (pr->base.n > FNV_PROBE_MAX_NR) {	/* the recent periods */
 		pr->base.nr /= 2;
 		pr->base.dt /= 2;
 		pr->base.n /= 2;
 		pr->base.fn = (pr->base.fn + 1) / 2;
+	}
+	if (want > d || (want < d && d > pr->keep)) {
+		u32 to = max(want, pr->keep);
+
+		/*
+		 * The rule moves the depth. Stepping about its own (2, 3, 2
+		 * ...), its rate is what a trial competes with, and the
+		 * window goes on: one that started over at each step filled
+		 * only by chance, and t26's first trial came after 19 s, not
+		 * 10. A depth off the window's by more than twice (a trend,
+		 * a kept depth let go) starts a new one.
+		 */
+		if (to > 2 * pr->base_lo || 2 * to < pr->base_hi)
+			fnv_window_new(pr, &pr->base);
+		return to;
 	}
 	if (!fnv_rate_full(&pr->base))
 		return d;

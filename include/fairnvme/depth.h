@@ -21,13 +21,17 @@
  * periods before the first trial at
  * max_inflight, after one that gained nothing (doubled each time, up to
  * FNV_PROBE_WAIT_MAX); the periods before a kept depth is tried by half
- * (doubled after each half that lost rate, up to FNV_PROBE_KEEP_MAX).
+ * (doubled after each half that lost rate, up to FNV_PROBE_KEEP_MAX);
+ * the periods a half that keeps the rate must keep it for (a half costs
+ * no latency: one window's rate was off by a tenth under TCG, and halves
+ * kept on one window each took t26's depth from 32 to 8 in 2 s).
  * A trial at max_inflight makes a request wait behind that many at a
  * device that queues them: at 2000 IOPS and the defaults, about 0.8 s
  * each 320 s once the trials keep failing, 0.25 % of the time.
  */
 #define FNV_PROBE_NR		8U
 #define FNV_PROBE_MAX_NR	16U
+#define FNV_PROBE_HALF_NR	32U
 #define FNV_PROBE_MIN_NR	400U
 #define FNV_PROBE_FIRST		100U
 #define FNV_PROBE_WAIT		200U
@@ -70,6 +74,7 @@ struct fnv_rate {
 
 struct fnv_dprobe {
 	struct fnv_rate base;		/* at the depth held */
+	u32 base_lo, base_hi;		/* ... its least and largest */
 	struct fnv_rate trial;		/* at the depth on trial */
 	struct fnv_rate ref;		/* at max_inflight, the last measured */
 	struct fnv_rate was;		/* ... and the base it was judged by */

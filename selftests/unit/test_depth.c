@@ -57,6 +57,8 @@ struct run {
 	double (*fair)(unsigned int d);
 	/* every late-th period at max_inflight runs 3 times late */
 	unsigned int late;
+	/* the rule steps between DMIN + 1 and DMIN every dither periods */
+	unsigned int dither;
 };
 
 /*
@@ -92,6 +94,8 @@ static void drive(struct fnv_dprobe *pr, struct run *r, rate_fn f,
 		want = r->hold;
 		if (!r->keep_d && r->hold == r->d)
 			want = r->hold - max(r->hold / 4, 1U);
+		if (r->dither && r->hold == r->d)
+			want = DMIN + ((i / r->dither) & 1);
 		if (limited)
 			want = max(want, DMIN);
 		want = clamp(want, 1U, lim);
@@ -191,6 +195,61 @@ static void test_grows(void)
 	tap_ok(r.done / 60 >= 0.93 * grows(LIM),
 	       "... %.0f IOPS over the next 60 s (%.0f at max_inflight, %.0f at 2)",
 	       r.done / 60, grows(LIM), grows(DMIN));
+}
+
+/*
+ * A device time about the target: the rule steps its depth up and down
+ * every few periods (t26 on 6.12: between 2 and 3 every 1 to 3 periods).
+ * Its rate is what the trial competes with, whatever depth it is at: a
+ * window that started over at each step filled only by chance, and the
+ * first trial came after 19 s instead of 10.
+ */
+static void test_dither(void)
+{
+	struct fnv_dprobe pr;
+	struct run r = { .d = DMIN, .need = ALWAYS, .dither = 2 };
+
+	fresh(&pr);
+	seed = 5;
+	drive(&pr, &r, grows, 150, 0.05, LIM);
+	tap_ok(r.d == LIM && r.trials == 1,
+	       "the rule steps 2, 3, 2 ...: max_inflight within 15 s (%u), 1 trial (%u)",
+	       r.d, r.trials);
+	fresh(&pr);
+	r = (struct run){ .d = DMIN, .need = ALWAYS, .dither = 2 };
+	drive(&pr, &r, flat, 150, 0.05, LIM);
+	tap_ok(r.d <= DMIN + 1 && !pr.keep && r.trials == 1,
+	       "... on a flat rate, the rule's depth (%u) after one trial (%u)",
+	       r.d, r.trials);
+}
+
+/*
+ * Under TCG a window's rate is off by up to a tenth (here each period's by
+ * up to a half). A half that kept 15/16 of max_inflight's rate by chance
+ * in one window was kept, and tried by half again at once: t26 on 6.12
+ * went 32, 16, 8 in 2 s, where 8 lost a fifth, and an upward trial needs
+ * 9/8 to come back. Ten runs of 30 s, each after 12 s at the start.
+ */
+static void test_noisy_halves(void)
+{
+	double done = 0, worst = 1e9;
+	int k;
+
+	for (k = 0; k < 10; k++) {
+		struct fnv_dprobe pr;
+		struct run r = { .d = DMIN, .need = ALWAYS };
+
+		fresh(&pr);
+		seed = 100 + k;
+		drive(&pr, &r, grows, 120, 0.5, LIM);
+		r.done = 0;
+		drive(&pr, &r, grows, 300, 0.5, LIM);
+		done += r.done / 30;
+		worst = min(worst, r.done / 30);
+	}
+	tap_ok(done / 10 >= 0.95 * grows(LIM) && worst >= 0.8 * grows(LIM),
+	       "rate off by a tenth: %.0f IOPS on average, %.0f the least run (%.0f at max_inflight; 95 %%, 80 %%)",
+	       done / 10, worst, grows(LIM));
 }
 
 static void test_not_limited(void)
@@ -445,6 +504,8 @@ int main(void)
 	test_flat_noisy();
 	test_knee();
 	test_grows();
+	test_dither();
+	test_noisy_halves();
 	test_not_limited();
 	test_lim_lowered();
 	test_solo();
