@@ -225,6 +225,7 @@ static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, u64 nr,
 			WRITE_ONCE(fd->depth, d);
 			if (READ_ONCE(fd->hold_depth) > d)
 				WRITE_ONCE(fd->hold_depth, d);
+			WRITE_ONCE(fd->slot_depth, READ_ONCE(fd->hold_depth));
 		}
 		return;
 	}
@@ -274,9 +275,14 @@ static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, u64 nr,
 		want = clamp(want, 1U, lim);
 		fd->dprobe.set = want;
 		WRITE_ONCE(fd->hold_depth, min(r, want));
+		/* fnv_held()'s slot: from a depth the trials kept, if so */
+		WRITE_ONCE(fd->slot_depth,
+			   !fd->dprobe.to && want == fd->dprobe.keep ?
+			   want : min(r, want));
 	} else {
 		fd->dprobe.set = 0;	/* the trials start over with auto */
 		WRITE_ONCE(fd->hold_depth, want);
+		WRITE_ONCE(fd->slot_depth, want);
 	}
 	d = want;
 	if (d != READ_ONCE(fd->depth)) {

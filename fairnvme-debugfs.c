@@ -42,10 +42,17 @@ static int fnv_depth_show(void *data, struct seq_file *m)
 	return 0;
 }
 
-/* The depth by device time alone: fnv_held() keeps a quarter of it. */
+/* The depth by device time alone. */
 static int fnv_hold_depth_show(void *data, struct seq_file *m)
 {
 	seq_printf(m, "%u\n", READ_ONCE(fnv_dbg_data(data)->hold_depth));
+	return 0;
+}
+
+/* fnv_held()'s slot is a quarter of this: hold_depth, or a kept depth. */
+static int fnv_slot_depth_show(void *data, struct seq_file *m)
+{
+	seq_printf(m, "%u\n", READ_ONCE(fnv_dbg_data(data)->slot_depth));
 	return 0;
 }
 
@@ -246,6 +253,7 @@ const struct blk_mq_debugfs_attr fnv_debugfs_attrs[] = {
 	FNV_DBG_ATTR(inflight),
 	FNV_DBG_ATTR(depth),
 	FNV_DBG_ATTR(hold_depth),
+	FNV_DBG_ATTR(slot_depth),
 	FNV_DBG_ATTR(depth_trials),
 	FNV_DBG_ATTR(dev_floor_us),
 	FNV_DBG_ATTR(tau_l_eff_bytes),

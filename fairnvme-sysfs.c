@@ -31,15 +31,24 @@ int fnv_parse_u32(const char *page, u32 min, u32 max, u32 *val)
 	return 0;
 }
 
-/* A new max_inflight bounds the depth at once; a raise may let requests go. */
+/*
+ * A new max_inflight bounds the depth at once; a raise may let requests go.
+ * Under fd->lock, as the control period moves the depths: a period running
+ * meanwhile would otherwise set its own back.
+ */
 static void fnv_apply_depth(struct fnv_data *fd)
 {
 	u32 max = READ_ONCE(fd->max_inflight);
+	bool fixed = !READ_ONCE(fd->dev_target_us);
 
-	if (READ_ONCE(fd->depth) > max || !READ_ONCE(fd->dev_target_us))
+	spin_lock_irq(&fd->lock);
+	if (fd->depth > max || fixed)
 		WRITE_ONCE(fd->depth, max);
-	if (READ_ONCE(fd->hold_depth) > max || !READ_ONCE(fd->dev_target_us))
+	if (fd->hold_depth > max || fixed)
 		WRITE_ONCE(fd->hold_depth, max);
+	if (fd->slot_depth > max || fixed)
+		WRITE_ONCE(fd->slot_depth, max);
+	spin_unlock_irq(&fd->lock);
 	blk_mq_run_hw_queues(fd->q, true);
 }
 

@@ -216,6 +216,7 @@ struct fnv_data {
 	struct fnv_tenant *lone;
 	u32 depth;			/* dispatch depth now, <= max_inflight */
 	u32 hold_depth;			/* ... by device time alone, <= depth */
+	u32 slot_depth;			/* fnv_held()'s: or one trials kept */
 	/*
 	 * The one tenant that was busy in the last control period, or NULL:
 	 * then the depth is max_inflight (fnv_depth()). Only compared, never
