@@ -16,7 +16,8 @@
 # summed over two interleaved runs each, counted after a 14 s ramp (the
 # first trial of a deeper queue comes after 10 s held back); and the four tenants' IOPS
 # within 25 % of their mean (equal weights, equal loads). Printed: the
-# depth in force at the end of each run (debugfs).
+# depth in force at the end of each run and every 0.5 s during it
+# (debugfs).
 . /tests/lib.sh
 
 RT=${FNV_T26_RUNTIME:-8}
@@ -37,6 +38,24 @@ cleanup() {
 }
 trap cleanup EXIT
 io=/sys/block/$dev/queue/iosched
+dbg=/sys/kernel/debug/block/$dev/sched
+
+# the depth in force every 0.5 s, as runs ("depth x samples"), and the
+# mean of the requests in flight at those samples (diagnostics)
+depth_log() {
+	while :; do
+		echo "$(cat "$dbg/depth" 2>/dev/null || echo -)" \
+			"$(cat "$dbg/inflight" 2>/dev/null || echo 0)"
+		sleep 0.5
+	done >"$FNV_WORK/t26-depth"
+}
+depth_runs() {
+	awk '$1 != p { if (n) printf "%s%sx%d", s, p, n; s = " "; p = $1; n = 0 }
+		{ n++; f += $2; m++ }
+		END { if (n) printf "%s%sx%d", s, p, n
+			if (m) printf "; in flight %.1f on average\n", f / m }' \
+		"$FNV_WORK/t26-depth"
+}
 
 sum_iops() {
 	for t in $TENANTS; do tenant_iops "$t"; done | awk '{ s += $1 } END { printf "%.1f\n", s }'
@@ -47,17 +66,27 @@ auto=0 full=0 spread=0
 for r in 1 2; do
 	# the default: a new elevator, its depth learned from the start
 	set_sched "$dev" none && set_sched "$dev" fairnvme
+	depth_log &
+	dl=$!
 	# shellcheck disable=SC2086
 	tenants_run "$dev" "$RT" "$ARGS" $TENANTS
+	kill "$dl" 2>/dev/null
+	wait "$dl" 2>/dev/null
+	diag "round $r: depth each 0.5 s from the start: $(depth_runs)"
 	a=$(sum_iops)
-	d=$(cat "/sys/kernel/debug/block/$dev/sched/depth" 2>/dev/null || echo -)
-	diag "round $r: depth_trials $(cat "/sys/kernel/debug/block/$dev/sched/depth_trials" 2>/dev/null)"
+	d=$(cat "$dbg/depth" 2>/dev/null || echo -)
+	diag "round $r: depth_trials $(cat "$dbg/depth_trials" 2>/dev/null)"
 	s=$(for t in $TENANTS; do tenant_iops "$t"; done | awk -v m="$a" '
 		{ d = $1 / (m / 4) - 1; if (d < 0) d = -d; if (d > x) x = d } END { printf "%.3f\n", x }')
 	spread=$(fcalc "$spread > $s ? $spread : $s")
 	set_sched "$dev" none && set_sched "$dev" fairnvme && echo 0 >"$io/dev_target_us"
+	depth_log &
+	dl=$!
 	# shellcheck disable=SC2086
 	tenants_run "$dev" "$RT" "$ARGS" $TENANTS
+	kill "$dl" 2>/dev/null
+	wait "$dl" 2>/dev/null
+	diag "round $r: dev_target_us=0, depth each 0.5 s: $(depth_runs)"
 	f=$(sum_iops)
 	diag "round $r: defaults $a IOPS (depth $d, tenants within $s of their mean), dev_target_us=0 $f IOPS"
 	auto=$(fcalc "$auto + $a")
