@@ -417,6 +417,14 @@ if [ -n "$bad" ]; then
 	echo
 	echo "==== dmesg problems ===="
 	echo "$bad" | head -n 60
+	# the lines above are only what matched; CI keeps no root, so the
+	# first report is printed whole (its stack does not match)
+	echo
+	echo "==== the first report, with the 60 lines after it ===="
+	grep -n -E "$BAD_RE" "$DMESG" | grep -v -E '[Cc]ommand line:|RCU lockdep checking is enabled' |
+		head -n 1 | cut -d: -f1 | {
+		read -r l && sed -n "$((l > 5 ? l - 5 : 1)),$((l + 60))p" "$DMESG"
+	}
 	fail_msgs+=("dmesg contains $(echo "$bad" | wc -l) suspicious line(s) (full dmesg: $DMESG)")
 fi
 
