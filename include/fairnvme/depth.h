@@ -22,9 +22,10 @@
  * max_inflight, after one that gained nothing (doubled each time, up to
  * FNV_PROBE_WAIT_MAX); the periods before a kept depth is tried by half
  * (doubled after each half that lost rate, up to FNV_PROBE_KEEP_MAX);
- * the periods a half that keeps the rate must keep it for (a half costs
- * no latency: one window's rate was off by a tenth under TCG, and halves
- * kept on one window each took t26's depth from 32 to 8 in 2 s).
+ * the periods a trial that keeps must keep it for (one window's rate was
+ * off by a tenth under TCG, and halves kept on one window each took t26's
+ * depth from 32 to 8 in 2 s; a deep queue kept the weights' effect in one
+ * window, and lost it over the next).
  * A trial at max_inflight makes a request wait behind that many at a
  * device that queues them: at 2000 IOPS and the defaults, about 0.8 s
  * each 320 s once the trials keep failing, 0.25 % of the time.

@@ -37,6 +37,8 @@ static double grows(unsigned int d)	/* the bench's null_blk under TCG */
 }
 
 static unsigned int seed = 1;
+/* periods in a row at max_inflight, the one driven included */
+static unsigned int lim_run;
 
 /* uniform in [-1, 1) */
 static double noise(void)
@@ -78,7 +80,10 @@ static void drive(struct fnv_dprobe *pr, struct run *r, rate_fn f,
 		bool limited = r->d < r->need;
 		u64 nr = (u64)(rate * per / 1e6 / 4);
 		unsigned int want = r->d, prev = r->d;
-		struct fnv_dperiod p = {
+		struct fnv_dperiod p;
+
+		lim_run = r->d == lim ? lim_run + 1 : 0;
+		p = (struct fnv_dperiod){
 			.nr = nr, .dt_us = per, .cap_us = 2 * per,
 			.limited = limited,
 			.fair = r->fair ? (u32)(r->fair(r->d) * FNV_FAIR_ONE) :
@@ -418,6 +423,35 @@ static void test_fairness(void)
 	       r.d, r.at_lim);
 }
 
+/*
+ * t27 on 6.12: the time's depth kept 0.34 of the weights' effect, the
+ * first window at max_inflight 0.30 (within FNV_FAIR_SLACK), the rest of
+ * the run at max_inflight about 0.1: the window's measure, since its
+ * start, falls after FNV_PROBE_NR periods.
+ */
+static double unfair_later(unsigned int d)
+{
+	if (d < LIM)
+		return 0.34;
+	if (lim_run <= FNV_PROBE_NR)
+		return 0.30;
+	return (0.30 * FNV_PROBE_NR + 0.1 * (lim_run - FNV_PROBE_NR)) / lim_run;
+}
+
+static void test_fair_later(void)
+{
+	struct fnv_dprobe pr;
+	struct run r = { .d = DMIN, .need = ALWAYS, .fair = unfair_later };
+
+	fresh(&pr);
+	seed = 7;
+	drive(&pr, &r, grows, 600, 0.05, LIM);
+	tap_ok(r.d == DMIN && !pr.keep && pr.nr_up >= 1 && !pr.nr_kept &&
+	       r.at_lim <= 600 / 10,
+	       "fair in a trial's first window, not after: %u trials, none kept (depth %u, at max_inflight %u of 600 periods)",
+	       pr.nr_up, r.d, r.at_lim);
+}
+
 /* a failed trial goes back to where it came from, a rule above dmin */
 static void test_back(void)
 {
@@ -514,6 +548,7 @@ int main(void)
 	test_demand_fits();
 	test_large();
 	test_fairness();
+	test_fair_later();
 	test_back();
 	test_late();
 	test_keep_calm();
