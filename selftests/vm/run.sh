@@ -416,15 +416,16 @@ bad=$(grep -E "$BAD_RE" "$DMESG" | grep -v -E '[Cc]ommand line:|RCU lockdep chec
 if [ -n "$bad" ]; then
 	echo
 	echo "==== dmesg problems ===="
-	echo "$bad" | head -n 60
+	# sed, not head: head's early exit would end this script through
+	# SIGPIPE under pipefail
+	printf '%s\n' "$bad" | sed -n '1,60p'
 	# the lines above are only what matched; CI keeps no root, so the
 	# first report is printed whole (its stack does not match)
 	echo
 	echo "==== the first report, with the 60 lines after it ===="
-	grep -n -E "$BAD_RE" "$DMESG" | grep -v -E '[Cc]ommand line:|RCU lockdep checking is enabled' |
-		head -n 1 | cut -d: -f1 | {
-		read -r l && sed -n "$((l > 5 ? l - 5 : 1)),$((l + 60))p" "$DMESG"
-	}
+	l=$(awk -v re="$BAD_RE" '$0 ~ re && !/[Cc]ommand line:|RCU lockdep checking is enabled/ {
+		print NR; exit }' "$DMESG")
+	[ -z "$l" ] || sed -n "$((l > 5 ? l - 5 : 1)),$((l + 60))p" "$DMESG"
 	fail_msgs+=("dmesg contains $(echo "$bad" | wc -l) suspicious line(s) (full dmesg: $DMESG)")
 fi
 
