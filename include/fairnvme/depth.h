@@ -28,7 +28,8 @@
  * window, and lost it over the next).
  * A trial at max_inflight makes a request wait behind that many at a
  * device that queues them: at 2000 IOPS and the defaults, about 0.8 s
- * each 320 s once the trials keep failing, 0.25 % of the time.
+ * (one that fails its first window) each 320 s once the trials keep
+ * failing, 0.25 % of the time.
  */
 #define FNV_PROBE_NR		8U
 #define FNV_PROBE_MAX_NR	16U
