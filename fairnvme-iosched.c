@@ -146,10 +146,11 @@
  * FUA writes) get room beside the depth, estimated each period from their
  * completions (Little's law). For grace_us after a synchronous tenant's
  * last completion, tenants ahead of it in vt dispatch only below a quarter
- * of hold_depth, or of a depth the trials kept. Asynchronous requests may take 3/4 of the scheduler tags;
- * once 3/4 of nr_requests are in use, a tenant over its weight's share of
- * them (8 at least; the root cgroup's aside) gets only the first eighth
- * of each tag word. Writeback throttling is off while fairnvme is used.
+ * of hold_depth, or of a depth the trials kept. Asynchronous requests may
+ * take 3/4 of the scheduler tags; once 3/4 of nr_requests are in use, a
+ * tenant over its weight's share of them (8 at least; the root cgroup's
+ * aside) gets only the first eighth of each tag word. Writeback
+ * throttling is off while fairnvme is used.
  * With one tenant busy in the last control period the depth is
  * max_inflight until another tenant queues a request (fnv_depth()).
  *
