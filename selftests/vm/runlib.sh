@@ -45,6 +45,24 @@ dump_dmesg() {
 	echo "FNV-DMESG-END"
 }
 
+# no_cmdline_record: trace events are enabled without the comm recorder.
+# The first event a test enables (and the last it disables) otherwise
+# registers (unregisters) tracing's probe on sched_switch, a static key
+# whose site is in __schedule(), which every CPU runs all the time:
+# text_poke() rewrites it while the other vCPU executes it. Under TCG
+# (QEMU 7.2, MTTCG) that vCPU can hang there: one reproduction (event
+# enable and disable under fio load, about one in a hundred) had CPU 1
+# stuck at one RIP in exc_int3(), IRQs off, for 45 s, and CPU 0 in
+# text_poke_bp_batch() waiting for it in smp_call_function_many_cond() --
+# CI's soft lockups in t08 and t13 (tracing_stop_cmdline_record() in the
+# stack). Trace lines then show "<...>" for the task's name; no test
+# reads it.
+no_cmdline_record() {
+	_o=/sys/kernel/tracing/options/record-cmd
+	[ -w $_o ] && echo 0 >$_o
+	return 0
+}
+
 # run_one NAME FILE: run a script in its own session with a time limit
 # (its "# fnv-timeout: SEC" line, else FNV_TEST_TIMEOUT, times
 # FNV_TIMEOUT_SCALE), then kill whatever it left behind (background fio
@@ -53,6 +71,7 @@ dump_dmesg() {
 # stuck, and what comes after would not be meaningful).
 run_one() {
 	_name=$1 _file=$2
+	no_cmdline_record
 	_lim=$(sed -n 's/^# fnv-timeout: *\([0-9][0-9]*\).*/\1/p' "$_file" | head -n 1)
 	_lim=$((${_lim:-$FNV_TEST_TIMEOUT} * FNV_TIMEOUT_SCALE))
 	echo "FNV-TEST-BEGIN $_name"
