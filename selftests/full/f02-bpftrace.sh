@@ -68,8 +68,10 @@ pair_start 8
 tenants_wait
 bad=$?
 diag "fio done after $(($(now_ms) - t0)) ms"
-# a control period or two more, for the tenants' change to idle
-sleep 1
+# until the tenants have turned idle and left (fnv_quiet): the control
+# worker has stopped, and no fairnvme code runs while the probes come off
+# (text_poke(), which under TCG can hang a vCPU running the site)
+fnv_quiet || diag "fairnvme still busy 15 s after fio"
 # stop them as Ctrl-C does: each prints its maps and exits
 # shellcheck disable=SC2086
 kill -INT $pids 2>/dev/null

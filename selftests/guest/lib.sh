@@ -29,6 +29,7 @@
 #      fnv_nvme_setup WORKDIR; pair_cgroups; pair_start RUNTIME [ARGS...]
 # Misc: expect_einval FILE VALUE; fcalc EXPR; wait_until TIMEOUT CMD...; now_ms; timing_off; extreme_mix;
 #      depth_watch_start DEV; depth_watch_stop
+# Tracing: fnv_quiet [SEC]; fnv_trace_event 0|1 EVENT...
 
 FNV_SCHED=${FNV_SCHED-fairnvme}
 # A fixed tau_l for the emulated devices (4 to 8 MB/s): 1 KiB per unit of
@@ -782,6 +783,42 @@ tenants_total_iops() {
 		sum=$(fcalc "$sum + $(tenant_iops "$name")")
 	done
 	echo "$sum"
+}
+
+# fnv_quiet [SEC] : wait up to SEC seconds (default 15) until no fairnvme
+# code runs: no device under fairnvme has a tenant on its active list
+# (debugfs tenant_dump empty: nothing queued or in flight, and the control
+# worker, which a tenant keeps armed for 10 idle periods, has let them all
+# go and stopped), then one control period more. False if it never was.
+fnv_quiet() {
+	_n=$((${1:-15} * 5))
+	while :; do
+		_q=1
+		for _f in /sys/kernel/debug/block/*/sched/tenant_dump; do
+			[ -e "$_f" ] || continue
+			[ -z "$(cat "$_f" 2>/dev/null)" ] || _q=0
+		done
+		[ $_q = 1 ] && break
+		[ "$_n" -le 0 ] && return 1
+		sleep 0.2
+		_n=$((_n - 1))
+	done
+	sleep 0.2
+}
+
+# fnv_trace_event 0|1 EVENT... : disable or enable fairnvme's trace events,
+# once fnv_quiet. Switching an event rewrites its call sites (text_poke());
+# under TCG a vCPU running a site while it is rewritten can hang there or
+# later trap on a stale int3 ("Oops: int3" in fnv_dispatch_request on
+# 6.12, reproduced by switching events under fio load). A real CPU has no
+# such problem: only the tests need the quiet moment.
+fnv_trace_event() {
+	_v=$1
+	shift
+	fnv_quiet || diag "fnv_trace_event: fairnvme still busy after 15 s; switching $* anyway"
+	for _e in "$@"; do
+		echo "$_v" >"/sys/kernel/tracing/events/fairnvme/$_e/enable" || return 1
+	done
 }
 
 # fnv_dbg DEV FILE : fairnvme's state FILE (gvt, depth, ...) from blk-mq's

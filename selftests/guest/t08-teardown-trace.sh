@@ -9,7 +9,6 @@
 
 tap_plan 10
 tr=/sys/kernel/tracing
-cev=$tr/events/fairnvme/fairnvme_complete
 fnv_load || tap_fail_rest "fairnvme not available"
 
 # A slow null_blk (20 ms timer completions, 64 tags) keeps requests queued:
@@ -31,6 +30,12 @@ else
 		cg_create $t
 	done
 	echo "default 300" >"$CG_ROOT/rma/io.fairnvme.weight"
+	# the completion tracepoint is switched on now, while no fairnvme
+	# code runs (fnv_trace_event), with recording off: tracing every
+	# completion slows submission, and the count below must not depend
+	# on it; recording starts at the removal
+	echo 0 >"$tr/tracing_on"
+	fnv_trace_event 1 fairnvme_complete
 	ARGS="--rw=randread --bs=4k --direct=1 --ioengine=libaio --iodepth=32 --numjobs=2"
 	tenant_start rma "$nb" 60 $ARGS
 	tenant_start rmb "$nb" 60 $ARGS
@@ -39,10 +44,8 @@ else
 	want=$(timing_off && echo 1 || echo 33)
 	busy=$(dev_sched_busy_wait "$nb" 4 "$want")
 	assert_ge "requests held by the scheduler before removal" "$busy" "$want"
-	# del_gendisk with I/O queued and in flight, completions traced (on
-	# only now: tracing every completion slows submission, and the count
-	# above must not depend on it)
-	echo 1 >"$cev/enable"
+	# del_gendisk with I/O queued and in flight, completions traced
+	echo 1 >"$tr/tracing_on"
 	t0=$(now_ms)
 	check "power off $nb under load" sh -c "echo 0 >/sys/kernel/config/nullb/fnvrm/power"
 	assert_le "milliseconds the removal took" $(($(now_ms) - t0)) 10000
@@ -50,7 +53,7 @@ else
 	# fio goes on issuing (failing) I/O to the dead device until killed
 	killall -9 fio 2>/dev/null
 	tenants_wait
-	echo 0 >"$cev/enable"
+	fnv_trace_event 0 fairnvme_complete
 	rmdir /sys/kernel/config/nullb/fnvrm
 	check "cgroups of the removed device's tenants can be removed" sh -c \
 		". /tests/lib.sh; cg_destroy rma && cg_destroy rmb"
@@ -65,18 +68,15 @@ set_sched "$dev" fairnvme
 cg_create tr
 echo "default 300" >"$CG_ROOT/tr/io.fairnvme.weight"
 cgid=$(stat -c %i "$CG_ROOT/tr")
-ev=$tr/events/fairnvme/fairnvme_dispatch
 echo 0 >"$tr/tracing_on"
 echo >"$tr/trace"
-echo 1 >"$ev/enable"
-echo 1 >"$cev/enable"
+fnv_trace_event 1 fairnvme_dispatch fairnvme_complete
 echo 1 >"$tr/tracing_on"
 run_in_cg tr fio --eta=never --name=tr --filename=/dev/"$dev" --rw=randread --bs=4k \
 	--blockalign=8k --direct=1 --ioengine=libaio --iodepth=8 --number_ios=400 \
 	--output=/dev/null
 echo 0 >"$tr/tracing_on"
-echo 0 >"$ev/enable"
-echo 0 >"$cev/enable"
+fnv_trace_event 0 fairnvme_dispatch fairnvme_complete
 # the trace stays readable; the next test finds tracing on, as it was
 echo 1 >"$tr/tracing_on"
 n=$(grep -c "fairnvme_dispatch: .* cgid=$cgid weight=[0-9]* vtime=" "$tr/trace")

@@ -53,7 +53,7 @@ assert_ge "effective weight of the idle tenant (floor 1/4)" "$(field eff_weight)
 
 tr=/sys/kernel/tracing
 echo >"$tr/trace"
-echo 1 >"$tr/events/fairnvme/fairnvme_state/enable"
+fnv_trace_event 1 fairnvme_state
 echo 1 >"$tr/tracing_on"
 busy 4
 if wait_until 4 sh -c "grep -q '^$majmin state=balanced weight=200 eff_weight=200 ' $st"; then
@@ -62,7 +62,7 @@ else
 	not_ok "busy again: balanced, effective weight back to 200" "$(grep "^$majmin " "$st")"
 fi
 tenants_wait
-echo 0 >/sys/kernel/tracing/events/fairnvme/fairnvme_state/enable
+fnv_trace_event 0 fairnvme_state
 cgid=$(stat -c %i "$CG_ROOT/q")
 check "fairnvme_state traced the return from idle" grep -qE \
 	"cgid=$cgid idle -> (balanced|unbalanced|saturated)" /sys/kernel/tracing/trace

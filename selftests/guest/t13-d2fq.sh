@@ -87,8 +87,7 @@ for t in a b c d; do
 done
 tr=/sys/kernel/tracing
 echo >"$tr/trace"
-echo 1 >"$tr/events/fairnvme/fairnvme_hl/enable"
-echo 1 >"$tr/events/fairnvme/fairnvme_class/enable"
+fnv_trace_event 1 fairnvme_hl fairnvme_class
 echo 1 >"$tr/tracing_on"
 RT=${FNV_T13_RUNTIME3:-20}
 for s in $(peer_scheds none bfq); do
@@ -104,7 +103,7 @@ while kill -0 $runner 2>/dev/null; do
 	sleep 1
 done
 wait $runner
-echo 0 >"$tr/events/fairnvme/fairnvme_class/enable"
+fnv_trace_event 0 fairnvme_class
 RT=${FNV_T13_RUNTIME:-12}
 # the median of the second half of the samples
 hl=$(echo "$samples" | tr ' ' '\n' | grep . | awk '{ v[NR] = $1 } END {
@@ -134,7 +133,7 @@ else
 	not_ok "4: equal flows: H/L ratio falls back to 3" "hl_ratio=$(fnv_dbg "$dev" hl_ratio)"
 fi
 tenants_wait
-echo 0 >"$tr/events/fairnvme/fairnvme_hl/enable"
+fnv_trace_event 0 fairnvme_hl
 diag "H/L trajectory: $(grep -o 'hl=[0-9]*->[0-9]* eq[23]' "$tr/trace" | tr '\n' ' ')"
 check "fairnvme_hl traced the fall back" grep -q 'hl=[0-9]*->3 ' "$tr/trace"
 # the tenants' class changes, with their cgroup ids, while 8:6:4:2 ran;
