@@ -42,7 +42,8 @@ for w in "${words[@]}"; do
 done
 export FNV_RUN FNV_TESTS FNV_SCHED FNV_MOD FNV_TEST_TIMEOUT
 
-# gone_within, session_live, dump_dmesg, run_one, selected, run_tests
+# gone_within, session_live, dump_dmesg, modload, load_test_modules,
+# no_cmdline_record, run_one, selected, run_tests
 # shellcheck source=selftests/vm/runlib.sh
 if ! . "$(dirname "$0")/runlib.sh"; then
 	echo "FNV-BEGIN"
@@ -79,22 +80,8 @@ log "systemd started the runner at $(cut -d' ' -f1 /proc/uptime) s of uptime"
 echo 1 >/proc/sys/kernel/sysrq
 
 # --- modules, as selftests/vm/init loads them ----------------------------
-modload() {
-	local out
-	if ! out=$(modprobe "$@" 2>&1); then
-		log "modprobe $* failed: $out"
-		return 1
-	fi
-}
-modload crct10dif_generic
-modload crc64_rocksoft_generic
-modload configfs
-mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config 2>/dev/null
 mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
-modload nvme
-modload null_blk nr_devices=0
-modload bfq
-modload kyber-iosched
+load_test_modules
 
 # wait for the emulated NVMe namespaces (probe is asynchronous)
 i=0

@@ -45,6 +45,30 @@ dump_dmesg() {
 	echo "FNV-DMESG-END"
 }
 
+# modload MODULE [PARAM...]: modprobe, a failure logged (the caller's log)
+modload() {
+	if ! _out=$(modprobe "$@" 2>&1); then
+		log "modprobe $* failed: $_out"
+		return 1
+	fi
+}
+
+# load_test_modules: what both guests load before the tests: the crypto
+# helpers first (crc-t10dif and crc64-rocksoft request them through
+# request_module), configfs (mounted, for null_blk), nvme, null_blk with
+# no device, and the peer schedulers
+load_test_modules() {
+	modload crct10dif_generic
+	modload crc64_rocksoft_generic
+	modload configfs
+	grep -q ' /sys/kernel/config ' /proc/mounts ||
+		mount -t configfs configfs /sys/kernel/config 2>/dev/null
+	modload nvme
+	modload null_blk nr_devices=0
+	modload bfq
+	modload kyber-iosched
+}
+
 # no_cmdline_record: trace events are enabled without the comm recorder.
 # The first event a test enables (and the last it disables) otherwise
 # registers (unregisters) tracing's probe on sched_switch, a static key
