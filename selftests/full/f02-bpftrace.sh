@@ -32,6 +32,8 @@ ida=$(stat -c %i "$CG_ROOT/A")
 idb=$(stat -c %i "$CG_ROOT/B")
 diag "device $dev ($maj:$min); tenant A cgroup id $ida (weight 100), B $idb (weight 300)"
 
+# the probes go on while no fairnvme code runs (see below)
+fnv_quiet || diag "fairnvme busy 15 s before the scripts attach"
 pids=""
 for s in $SCRIPTS; do
 	# at most 300 s each, whatever happens (then SIGINT, then SIGKILL

@@ -427,22 +427,37 @@ if [ -n "$bad" ]; then
 	printf '%s\n' "$bad" | sed -n '1,15p'
 	[ "$(printf '%s\n' "$bad" | wc -l)" -le 15 ] || echo "[... $(($(printf '%s\n' "$bad" | wc -l) - 15)) more]"
 	# the lines above are only what matched; CI keeps no root, so the
-	# first report that has a stack is printed too, registers and
+	# first report is printed too, with its stack, registers and
 	# unreliable ("? ") frames left out, last: CI's summary shows the end.
-	# A stack reaches the console at loglevel=4 only through a panic's
-	# replay (softlockup_panic, panic_print=0x20 on the command line).
+	# At loglevel=4 a soft lockup's stack and the NMI backtraces
+	# (KERN_DEFAULT) reach the console only through a panic's replay
+	# (softlockup_panic, panic_print=0x20 on the command line); an Oops
+	# and a panic raise the console's level and print theirs live.
 	echo
-	echo "==== the first report with a stack, condensed ===="
-	# After a panic, the replay (from its "Linux version" line on) has
-	# the reports whole: it is searched rather than the live lines.
-	from=$(awk '/Kernel panic - not syncing/ { p = 1 } p && /\] Linux version / { r = NR } END { print r ? r : 1 }' "$DMESG")
+	echo "==== the first report, condensed ===="
+	# After a panic, the replay has the reports whole: it is searched
+	# rather than the live lines. It starts after the live "Kernel
+	# Offset:" line that follows the panic (at "Linux version" if the
+	# kernel printed none; not there if its log buffer had wrapped).
+	from=$(awk '/Kernel panic - not syncing/ { p = 1 }
+		p && !r && /Kernel Offset:|\] Linux version / { r = NR + 1 }
+		END { print r ? r : 1 }' "$DMESG")
+	# The report: the first title within 40 lines before the first stack,
+	# else 5 lines before that stack (sysrq's blocked tasks have no
+	# title), else the first title.
 	l=$(awk -v re="$BAD_RE" -v from="$from" 'NR < from { next }
 		$0 ~ re && !/[Cc]ommand line:|RCU lockdep checking is enabled|Call Trace/ { c[++n] = NR }
-		/Call Trace|RIP: / && !l { for (i = 1; i <= n; i++) if (NR - c[i] <= 40) { l = c[i]; break } }
-		END { if (n) print l ? l : c[1] }' "$DMESG")
-	[ -z "$l" ] || awk -v a="$((l > 3 ? l - 3 : 1))" -v b="$((l + 200))" 'NR < a { next }
+		/Call Trace|RIP: / && !l { for (i = 1; i <= n; i++) if (NR - c[i] <= 40) { l = c[i]; break }
+			if (!l) l = NR > from + 5 ? NR - 5 : from }
+		END { if (l || n) print l ? l : c[1] }' "$DMESG")
+	# printed up to its end: "---[ end trace", the kernel's offset line
+	# or the next boot's banner, 60 lines at most; only the kernel's
+	# lines (a console log has the tests' lines in between)
+	[ -z "$l" ] || awk -v a="$((l - 3 > from ? l - 3 : from))" -v b="$((l + 200))" 'NR < a { next }
 		NR > b || (NR > a + 3 && /Kernel Offset:|\] Linux version /) { exit }
-		!/(RAX|RBX|RCX|RDX|RSI|RDI|RBP|RSP|R[0-9]+|FS|GS|CS|CR[0-9]|DR[0-9]):[ ]*[0-9a-f]|Code: |\] +\? |Modules linked in:/' "$DMESG" |
+		!/^\[/ { next }
+		!/(RAX|RBX|RCX|RDX|RSI|RDI|RBP|RSP|R[0-9]+|FS|GS|CS|CR[0-9]|DR[0-9]):[ ]*[0-9a-f]|Code: |\] +\? |Modules linked in:/ { print }
+		/---\[ end trace/ { exit }' "$DMESG" |
 		sed -n '1,60p'
 	fail_msgs+=("dmesg contains $(echo "$bad" | wc -l) suspicious line(s) (full dmesg: $DMESG)")
 fi

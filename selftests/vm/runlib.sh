@@ -83,7 +83,7 @@ load_test_modules() {
 # reads it.
 no_cmdline_record() {
 	_o=/sys/kernel/tracing/options/record-cmd
-	[ -w $_o ] && echo 0 >$_o
+	[ -w "$_o" ] && echo 0 >"$_o"
 	return 0
 }
 
