@@ -82,45 +82,83 @@ static void fnv_pd_init(struct blkg_policy_data *pd)
 }
 
 /*
- * The cgroup is being removed (or the policy deactivated), under the queue
- * lock: a parked tenant leaves the class lists, and none parks again. One
- * with requests stays until they are gone; they hold its blkg.
+ * The cgroup is being removed (or the policy deactivated), under
+ * q->queue_lock and the blkcg's lock: fd->lock may not be taken here (the
+ * lock rule, fairnvme-iosched.c). The tenant is marked, lets go of gvt
+ * (lock-free), and goes on fd->offlined with a blkg reference for
+ * fnv_offline_work() to take off our lists: from then on it never parks or
+ * joins the active list again, and one with requests stays on a class list
+ * until they are gone; they hold its blkg.
  */
 static void fnv_pd_offline(struct blkg_policy_data *pd)
 {
 	struct fnv_tenant *tn = pd_to_tenant(pd);
-	struct fnv_data *fd = fnv_q_data(pd->blkg->q);
+	struct request_queue *q = pd->blkg->q;
+	struct fnv_data *fd;
 
+	lockdep_assert_held(&q->queue_lock);
+	WRITE_ONCE(tn->offline, true);
+	fd = fnv_q_data(q);
 	if (!fd)
 		return;
-	spin_lock(&fd->lock);
-	WRITE_ONCE(tn->offline, true);
-	if (tn->d2.parked)
-		d2fq_arb_del(&fd->arb, &tn->d2);
-	tn->d2.active = false;
-	if (!list_empty(&tn->active_node)) {
-		/* not the last reference: blkg_destroy() holds its own */
-		fnv_tenant_leave(tn);
-	}
-	spin_unlock(&fd->lock);
 	/*
 	 * Let go of gvt: the control period walks the active list, which
-	 * this tenant just left, so nothing else would, and every other tenant
-	 * would drift to the low class (weights 300:100 gave 0.488:0.512).
-	 * Paired with the read of ->offline after d2fq_gvt_update().
+	 * this tenant is about to leave, so nothing else would, and every
+	 * other tenant would drift to the low class (weights 300:100 gave
+	 * 0.488:0.512). Paired with the read of ->offline after
+	 * d2fq_gvt_update().
 	 */
 	smp_mb();
 	d2fq_gvt_release(&fd->gvt, tn->d2.id);
 	/*
-	 * and anchor it now on the tenants left, rather than at the next
-	 * control period: a tenant takes a released gvt only from within
-	 * tau_l / 16 of it, and until one does gvt stands still, every
-	 * tenant drifts to the low class and newcomers start behind.
+	 * Not while the policy is activated or deactivated (pd_free_fn
+	 * follows at once there): then no tenant is on our lists.
 	 */
-	spin_lock(&fd->lock);
+	if (!fd->live)
+		return;
+	/* blkg_destroy() holds a reference: this one is not the first */
+	blkg_get(pd->blkg);
+	llist_add(&tn->off_node, &fd->offlined);
+	queue_work(system_wq, &fd->off_work);
+}
+
+/*
+ * The tenants fnv_pd_offline() marked leave the class lists (parked ones;
+ * one with requests leaves when it drains, fnv_tenant_drained()) and the
+ * control worker's active list, and drop the references those lists and
+ * fd->offlined held. Then gvt, if no one holds it, is anchored on the
+ * tenants left, rather than at the next control period: a tenant takes a
+ * released gvt only from within tau_l / 16 of it, and until one does gvt
+ * stands still, every tenant drifts to the low class and newcomers start
+ * behind. Process context; also called by fnv_exit_sched() for what a
+ * cancelled work left.
+ */
+void fnv_offline_drain(struct fnv_data *fd)
+{
+	struct llist_node *list = llist_del_all(&fd->offlined);
+	struct fnv_tenant *tn, *next;
+
+	if (!list)
+		return;
+	spin_lock_irq(&fd->lock);
+	llist_for_each_entry(tn, list, off_node) {
+		if (tn->d2.parked)
+			d2fq_arb_del(&fd->arb, &tn->d2);
+		tn->d2.active = false;
+		/* not the last reference: fd->offlined holds one */
+		if (!list_empty(&tn->active_node))
+			fnv_tenant_leave(tn);
+	}
 	if (d2fq_gvt_id(atomic64_read(&fd->gvt)) == D2FQ_ID_NONE)
 		fnv_d2fq_anchor(fd);
-	spin_unlock(&fd->lock);
+	spin_unlock_irq(&fd->lock);
+	llist_for_each_entry_safe(tn, next, list, off_node)
+		blkg_put(tn->pd.blkg);
+}
+
+void fnv_offline_work(struct work_struct *work)
+{
+	fnv_offline_drain(container_of(work, struct fnv_data, off_work));
 }
 
 /*

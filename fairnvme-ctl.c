@@ -189,8 +189,11 @@ static u32 fnv_depth_fair(struct fnv_data *fd)
  * at a depth of 1 the device idles from each completion until the next
  * dispatch (a completion runs the queue asynchronously, from kblockd); on
  * the emulated NVMe that lost up to 43 % of its IOPS.
+ *
+ * Under fd->lock: true if the depth changed, and the caller runs the
+ * queues once it has let go of the lock (the lock rule, fairnvme-iosched.c).
  */
-static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, u64 nr,
+static bool fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, u64 nr,
 			    u64 dt, bool limited, bool solo)
 {
 	u32 tgt = READ_ONCE(fd->dev_target_us);
@@ -227,7 +230,7 @@ static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, u64 nr,
 				WRITE_ONCE(fd->hold_depth, d);
 			WRITE_ONCE(fd->slot_depth, READ_ONCE(fd->hold_depth));
 		}
-		return;
+		return false;
 	}
 	if (auto_ && floor && d <= dmin && dev_mean > floor * FNV_DEPTH_MULT)
 		floor += (div_u64(dev_mean, FNV_DEPTH_MULT) - floor) >> 3;
@@ -285,11 +288,10 @@ static void fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, u64 nr,
 		WRITE_ONCE(fd->slot_depth, want);
 	}
 	d = want;
-	if (d != READ_ONCE(fd->depth)) {
-		WRITE_ONCE(fd->depth, d);
-		/* a deeper queue may let held requests go now */
-		blk_mq_run_hw_queues(fd->q, true);
-	}
+	if (d == READ_ONCE(fd->depth))
+		return false;
+	WRITE_ONCE(fd->depth, d);
+	return true;
 }
 
 /*
@@ -656,9 +658,13 @@ void fnv_ctl_workfn(struct work_struct *work)
 	WRITE_ONCE(fd->solo, wn == 1 && fd->dev_floor &&
 		   fd->dev_target_us == FNV_DEV_TARGET_AUTO ? busy : NULL);
 	fd->solo_seen = fd->solo;
-	/* a period that ran solo at all says nothing of the depth */
-	fnv_adapt_depth(fd, nr ? div64_u64(dev_sum, nr) : 0, nr, dt, limited,
-			solo);
+	/*
+	 * A period that ran solo at all says nothing of the depth. A new
+	 * depth may let held requests go: the queues run after the unlock.
+	 */
+	if (fnv_adapt_depth(fd, nr ? div64_u64(dev_sum, nr) : 0, nr, dt,
+			    limited, solo))
+		kick = true;
 	if (fd->solo && !solo)
 		kick = true;
 	/*

@@ -194,14 +194,36 @@
  * tabs.c (tabs_), depth.c (fnv_depth_probe).
  *
  * Locking and lifetime: one spinlock per device, fd->lock, covers the
- * tenant queues, both policies and the controller state. It nests inside
- * q->queue_lock (pd_offline) and is taken with interrupts off everywhere.
+ * tenant queues, both policies and the controller state, taken with
+ * interrupts off everywhere (blk-throttle takes queue_lock from a timer).
  * The completion path takes no lock: in-flight counts, virtual times and
- * period sums are atomic, gvt a cmpxchg'd word. Every list a tenant sits
- * on holds a blkg reference (queued requests one each; class lists, parked
- * or not, the cycles' waiting list and the worker's active list their
- * own), so a removed cgroup's tenant lives until its last request is
- * freed, and is then freed after an RCU grace period.
+ * period sums are atomic, gvt a cmpxchg'd word. The lock rule:
+ *
+ *  - fd->lock is never taken inside q->queue_lock or a blkcg's lock.
+ *    pd_offline_fn runs inside both (blkg_destroy(), policy
+ *    deactivation): fnv_pd_offline() only marks the tenant, releases gvt
+ *    (lock-free) and queues it for fnv_offline_work(), which takes it off
+ *    our lists under fd->lock. blkcg_print_blkgs() callbacks
+ *    (io.fairnvme.stat) read racily, and the weight writes take the
+ *    blkcg's lock without fd->lock.
+ *  - Nothing that may take q->queue_lock or a blkcg's lock runs while
+ *    fd->lock is held: no blk_mq_run_hw_queue(s)() (on 6.12 it takes
+ *    queue_lock when has_work is false, to re-check quiescing), no
+ *    blkcg_* or blkg_conf/lookup call. Whoever changes what may let
+ *    requests go under fd->lock says so and runs the queues after the
+ *    unlock (the control period's kick, the sysfs stores).
+ *  - Allowed under fd->lock: blkg_get() / blkg_put() (a percpu ref; the
+ *    last put takes only the blkcg rstat lock on 6.12, a leaf, and queues
+ *    an RCU callback); schedule_delayed_work(); ida_alloc(GFP_NOWAIT); the
+ *    elevator merge helpers (blk_mq_sched_try_merge(),
+ *    blk_mq_sched_try_insert_merge()), as mq-deadline calls them under its
+ *    own lock; requests to free are freed after the unlock.
+ *
+ * Every list a tenant sits on holds a blkg reference (queued requests one
+ * each; class lists, parked or not, the cycles' waiting list, the worker's
+ * active list and fd->offlined their own), so a removed cgroup's tenant
+ * lives until its last request is freed, and is then freed after an RCU
+ * grace period.
  *
  * References:
  *
@@ -514,7 +536,7 @@ static void fnv_tenant_drained(struct fnv_data *fd, struct fnv_tenant *tn)
 	if (fd->lone == tn)
 		WRITE_ONCE(fd->lone, NULL);
 	if (tn->d2.cls >= 0) {
-		if (tn->offline)
+		if (READ_ONCE(tn->offline))
 			d2fq_arb_del(&fd->arb, &tn->d2);
 		else
 			d2fq_arb_park(&fd->arb, &tn->d2);
@@ -532,7 +554,7 @@ static void fnv_tenant_active(struct fnv_data *fd, struct fnv_tenant *tn)
 {
 	lockdep_assert_held(&fd->lock);
 	tn->idle_periods = 0;
-	if (list_empty(&tn->active_node) && !tn->offline) {
+	if (list_empty(&tn->active_node) && !READ_ONCE(tn->offline)) {
 		fnv_tenant_hold(tn, true);
 		list_add_tail(&tn->active_node, &fd->active);
 	}
@@ -1611,6 +1633,8 @@ static int fnv_init_sched(struct request_queue *q, struct elevator_type *e)
 	fd->sched.refilled = fnv_flow_refilled;
 	INIT_DELAYED_WORK(&fd->ctl_work, fnv_ctl_workfn);
 	INIT_LIST_HEAD(&fd->active);
+	init_llist_head(&fd->offlined);
+	INIT_WORK(&fd->off_work, fnv_offline_work);
 	fnv_cm_init(&fd->cm);
 
 	/*
@@ -1630,6 +1654,10 @@ static int fnv_init_sched(struct request_queue *q, struct elevator_type *e)
 		spin_unlock_irq(&q->queue_lock);
 		goto free_fd;
 	}
+	/* from here a removed cgroup's tenant goes to fnv_offline_work() */
+	spin_lock_irq(&q->queue_lock);
+	fd->live = true;
+	spin_unlock_irq(&q->queue_lock);
 
 	/* We dispatch from request queue wide instead of hw queue */
 	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
@@ -1653,7 +1681,17 @@ static void fnv_exit_sched(struct elevator_queue *e)
 
 	struct fnv_tenant *tn, *next;
 
+	/*
+	 * No removed cgroup's tenant is queued for fnv_offline_work() from
+	 * here (fnv_pd_offline() runs under queue_lock); those queued before
+	 * are handled now, in case the work was cancelled.
+	 */
+	spin_lock_irq(&fd->q->queue_lock);
+	fd->live = false;
+	spin_unlock_irq(&fd->q->queue_lock);
+	cancel_work_sync(&fd->off_work);
 	cancel_delayed_work_sync(&fd->ctl_work);
+	fnv_offline_drain(fd);
 	spin_lock_irq(&fd->lock);
 	fnv_d2fq_clear(fd, NULL);	/* parked tenants only, or a bug */
 	WARN_ON_ONCE(fd->nr_queued || fd->sched.nr_backlogged ||

@@ -20,6 +20,7 @@
 #include <linux/cgroup.h>
 #include <linux/ctype.h>
 #include <linux/idr.h>
+#include <linux/llist.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -145,7 +146,14 @@ struct fnv_tenant {
 	u64 disp_at;			/* ns: last dispatch, under fnv_data.lock */
 	u32 nr_disp;			/* dispatches, under fnv_data.lock */
 	u64 svc;			/* their cost, under fnv_data.lock */
-	bool offline;			/* cgroup removed, under fnv_data.lock */
+	/*
+	 * The cgroup is removed: set by fnv_pd_offline() without
+	 * fnv_data.lock, read under it (a tenant seen online there a last
+	 * time is taken off the lists by fnv_offline_work() after).
+	 */
+	bool offline;
+	/* on fnv_data.offlined, holding a blkg reference */
+	struct llist_node off_node;
 	bool root;			/* the root cgroup's: never holds gvt */
 	/* a request was queued behind another in this control period */
 	bool queued_behind;
@@ -189,11 +197,10 @@ struct fnv_tenant {
 
 struct fnv_data {
 	/*
-	 * Everything but the lockless fields at the end. Nested inside
-	 * q->queue_lock (fnv_pd_offline()), which blk-throttle takes from a
-	 * timer: so taken with interrupts off everywhere else, as BFQ takes
-	 * its lock, or a softirq on the CPU that holds it could spin on
-	 * queue_lock while the queue_lock holder spins on this.
+	 * Everything but the lockless fields at the end. The lock rule is
+	 * at the top of fairnvme-iosched.c: never taken inside
+	 * q->queue_lock or a blkcg's lock, and nothing that may take either
+	 * runs while it is held.
 	 */
 	spinlock_t lock;
 	struct request_queue *q;
@@ -276,6 +283,16 @@ struct fnv_data {
 	u32 tabs_fua_bwmax;
 
 	struct delayed_work ctl_work;	/* the FairNVMe control period */
+	/*
+	 * Tenants whose cgroup was removed (fnv_pd_offline(), under
+	 * q->queue_lock), for fnv_offline_work() to take off our lists
+	 * under fd->lock. live: tenants may be on our lists, from the
+	 * policy's activation to fnv_exit_sched(), which set it under
+	 * q->queue_lock; fnv_pd_offline() adds to offlined only then.
+	 */
+	struct llist_head offlined;
+	struct work_struct off_work;
+	bool live;
 	u64 ctl_at;			/* ns: when the last period began */
 	u64 ctl_spent;			/* ns: what its work took (the less */
 	u64 ctl_last;			/* ... of the last two walks) */
@@ -335,6 +352,10 @@ void fnv_auto_thresh(struct fnv_data *fd, bool period);
 void fnv_tabs_release(struct fnv_data *fd, bool all);
 void fnv_tabs_fold(struct fnv_data *fd);
 void fnv_tabs_params(struct fnv_data *fd);
+
+/* fairnvme-cgroup.c */
+void fnv_offline_work(struct work_struct *work);
+void fnv_offline_drain(struct fnv_data *fd);
 
 /* fairnvme-sysfs.c */
 int fnv_parse_u32(const char *page, u32 min, u32 max, u32 *val);
