@@ -30,9 +30,10 @@
 #                        DKMS builds it for KVER and KVER2 (or DKMS_KVERS) in
 #                        a scratch tree, installing nothing: TAP, and each
 #                        module in .build/dkms/<kver>/fairnvme.ko (about 30 s)
-#   make check-debug     some guest tests (DEBUG_TESTS) on a kernel built from
-#                        linux-source with lockdep, DEBUG_ATOMIC_SLEEP and KASAN
-#                        (built once, about 7 min on 2 cores, cached in .build/)
+#   make check-debug     some guest tests (DEBUG_TESTS) on kernels built from
+#                        linux-source-6.1 and -6.12 (DEBUG_KERNELS) with
+#                        lockdep, DEBUG_ATOMIC_SLEEP and KASAN (each built
+#                        once, cached in .build/debug-kernel/<series>/)
 #
 # Variables: KVER (kernel release), KDIR (its build tree), KSRC (a kernel
 # source tree of the same version for the private block/ headers; default:
@@ -79,7 +80,7 @@ export KVER FNV_VERSION
 .PHONY: all modules install install-tools clean check unit vmtest bench demo deps \
 	guest-tests guest-bench guest-demo checkpatch sparse modules2 guest-tests2 \
 	ssdsim ssdsim2 \
-	check-debug debug-kernel guest-tests-debug version \
+	check-debug debug-kernel guest-tests-debug guest-tests-debug-one version \
 	dkms-install dkms-uninstall dkms-build-check guest-dkms \
 	full-image guest-full guest-full2
 
@@ -274,41 +275,54 @@ guest-bench: modules $(BUILD)/qd1read
 guest-demo: modules
 	selftests/vm/run.sh --run demo
 
-# The debug kernel (selftests/vm/build-debug-kernel.sh, cached by source and
-# config) and the module built against it in a copy of the sources, so that
-# the module for the Debian kernel stays as it is. DEBUG_TESTS: guest tests
-# of loading, switching, removal and teardown under I/O, the paths where
-# locking bugs hide. A KASAN and lockdep kernel under TCG is several times
-# slower: their time limits are multiplied by DEBUG_TIMEOUT_SCALE, and
-# timing=0 (lib.sh's timing_off) relaxes or skips their points on speed
-# and shares.
+# The debug kernels (selftests/vm/build-debug-kernel.sh, one per series in
+# DEBUG_KERNELS, each cached by source and config) and the module built
+# against each in a copy of the sources, so that the module for the Debian
+# kernel stays as it is. DEBUG_TESTS: guest tests of loading, switching,
+# removal and teardown under I/O, tenant churn, io.max and the depth moving
+# while cgroups go (t28), the paths where locking bugs hide. A KASAN and
+# lockdep kernel under TCG is several times slower: their time limits are
+# multiplied by DEBUG_TIMEOUT_SCALE, and timing=0 (lib.sh's timing_off)
+# relaxes or skips their points on speed and shares. Both kernels run even
+# when the first fails; the target fails if either did.
 FNV_DEBUG_KERNEL_DIR ?= $(BUILD)/debug-kernel
 export FNV_DEBUG_KERNEL_DIR
-DEBUG_ENV := $(FNV_DEBUG_KERNEL_DIR)/current/env
+DEBUG_KERNELS ?= 6.1 6.12
 DEBUG_MOD := $(BUILD)/debug-module
-DEBUG_TESTS ?= t01,t02,t05,t06,t07,t08,t14,t17
+DEBUG_TESTS ?= t01,t02,t05,t06,t07,t08,t14,t17,t18,t28
 DEBUG_TIMEOUT_SCALE ?= 3
-# the whole run's hard limit: the tests take about 6 minutes, and a kernel
-# deadlock stops the guest's own watchdog too
-DEBUG_TIMEOUT ?= 1800
+# each kernel's run's hard limit: the tests take about 12 minutes, and a
+# kernel deadlock stops the guest's own watchdog too
+DEBUG_TIMEOUT ?= 2700
 
 check-debug: deps
 	tools/install-deps.sh --debug-kernel
 	$(MAKE) guest-tests-debug
 
 debug-kernel:
-	selftests/vm/build-debug-kernel.sh
+	@for s in $(DEBUG_KERNELS); do \
+		selftests/vm/build-debug-kernel.sh $$s || exit 1; \
+	done
 
 guest-tests-debug: debug-kernel
-	set -a && . $(DEBUG_ENV) && set +a && \
-	rm -rf $(DEBUG_MOD) && mkdir -p $(DEBUG_MOD) && \
-	cp -r Kbuild $(wildcard *.c *.h) include $(DEBUG_MOD)/ && \
-	$(MAKE) -C "$$KDIR" M=$(DEBUG_MOD) FNV_BLOCKINC="$$KDIR/block" modules && \
-	FAIRNVME_KO=$(DEBUG_MOD)/fairnvme.ko \
+	@rc=0; for s in $(DEBUG_KERNELS); do \
+		t0=$$(date +%s); \
+		$(MAKE) --no-print-directory guest-tests-debug-one DEBUG_SERIES=$$s; \
+		r=$$?; [ $$r = 0 ] || rc=$$r; \
+		echo "check-debug: $$s: exit $$r in $$(($$(date +%s) - t0)) s"; \
+	done; exit $$rc
+
+# one series' run: DEBUG_SERIES=6.1 or 6.12
+guest-tests-debug-one:
+	set -a && . $(FNV_DEBUG_KERNEL_DIR)/$(DEBUG_SERIES)/current/env && set +a && \
+	rm -rf $(DEBUG_MOD)-$(DEBUG_SERIES) && mkdir -p $(DEBUG_MOD)-$(DEBUG_SERIES) && \
+	cp -r Kbuild $(wildcard *.c *.h) include $(DEBUG_MOD)-$(DEBUG_SERIES)/ && \
+	$(MAKE) -C "$$KDIR" M=$(DEBUG_MOD)-$(DEBUG_SERIES) FNV_BLOCKINC="$$KDIR/block" modules && \
+	FAIRNVME_KO=$(DEBUG_MOD)-$(DEBUG_SERIES)/fairnvme.ko \
 	FNV_TIMEOUT_SCALE=$(DEBUG_TIMEOUT_SCALE) \
 	FNV_GUEST_ARGS="timing=0$${FNV_GUEST_ARGS:+,$$FNV_GUEST_ARGS}" \
 	selftests/vm/run.sh --run tests --tests $(DEBUG_TESTS) \
-		--timeout $(DEBUG_TIMEOUT) --out $${TMPDIR:-/tmp}/fnv-vm-debug
+		--timeout $(DEBUG_TIMEOUT) --out $${TMPDIR:-/tmp}/fnv-vm-debug-$(DEBUG_SERIES)
 
 CHECKPATCH ?= $(BUILD)/linux-$(KSERIES)/scripts/checkpatch.pl
 KFILES := fairnvme-iosched.c fairnvme-ctl.c fairnvme-sysfs.c fairnvme-cgroup.c \

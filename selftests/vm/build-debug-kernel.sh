@@ -3,43 +3,59 @@
 #
 # build-debug-kernel.sh - build the lockdep/KASAN test kernel of `make check-debug`.
 #
-# Extracts Debian's linux-source-X.Y tarball, configures it as allnoconfig
-# plus selftests/vm/debug.config (PROVE_LOCKING, DEBUG_ATOMIC_SLEEP, KASAN and
-# only what the test guest needs), builds bzImage and modules niced, and
-# installs the modules into a private root. The result is cached under
-# .build/debug-kernel/<key>, the key being a hash of the tarball, the
-# fragment and this recipe; .build/debug-kernel/current points at it and
-# .build/debug-kernel/current/env holds, as shell assignments:
+# Usage: build-debug-kernel.sh [SERIES]   (6.1, the default, or 6.12)
+#
+# Extracts Debian's linux-source-SERIES tarball, configures it as
+# allnoconfig plus selftests/vm/debug.config (PROVE_LOCKING,
+# DEBUG_ATOMIC_SLEEP, KASAN and only what the test guest needs) and
+# selftests/vm/debug-SERIES.config when there is one (what that series
+# needs on top), builds bzImage and modules niced, and installs the modules
+# into a private root. Each series is cached apart, under
+# .build/debug-kernel/SERIES/<key>, the key being a hash of the tarball, the
+# fragments and this recipe; .build/debug-kernel/SERIES/current points at it
+# and .build/debug-kernel/SERIES/current/env holds, as shell assignments:
 #   KVER         the debug kernel's release (e.g. 6.1.192-fnvdebug)
 #   KDIR         its build tree (also the KSRC of the module build)
 #   FNV_KERNEL   its bzImage
 #   FNV_MODROOT  the root its modules are installed under (lib/modules/$KVER)
 #
-# Environment: KSRC_TARBALL (default /usr/src/linux-source-6.1.tar.xz),
-#   FNV_DEBUG_KERNEL_DIR (default <repo>/.build/debug-kernel),
+# Environment: KSRC_TARBALL (default /usr/src/linux-source-SERIES.tar.xz),
+#   FNV_DEBUG_KERNEL_DIR (default <repo>/.build/debug-kernel; SERIES is a
+#   directory under it),
 #   JOBS (make -j, default: the number of CPUs), FNV_BUILD_NICE (default 19).
 # Needs gcc, make, bc, bison, flex, libelf-dev (tools/install-deps.sh
 # --debug-kernel installs them).
 set -euo pipefail
 
 # bump when the way the kernel is configured or built changes
-RECIPE=1
+RECIPE=2
 
 die() { echo "build-debug-kernel: error: $*" >&2; exit 1; }
 say() { echo "build-debug-kernel: $*" >&2; }
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-FRAG=$HERE/debug.config
-TARBALL=${KSRC_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
-TOP=${FNV_DEBUG_KERNEL_DIR:-$REPO/.build/debug-kernel}
+SERIES=${1:-6.1}
+case "$SERIES" in
+6.1 | 6.12) ;;
+*) die "unknown series '$SERIES': 6.1 or 6.12" ;;
+esac
+TARBALL=${KSRC_TARBALL:-/usr/src/linux-source-$SERIES.tar.xz}
+TOP=${FNV_DEBUG_KERNEL_DIR:-$REPO/.build/debug-kernel}/$SERIES
 JOBS=${JOBS:-$(nproc)}
 
-[ -f "$TARBALL" ] || die "$TARBALL missing: apt-get install linux-source-6.1, or set KSRC_TARBALL="
+[ -f "$TARBALL" ] || die "$TARBALL missing: apt-get install linux-source-$SERIES, or set KSRC_TARBALL="
 for t in gcc make bc bison flex xz tar depmod; do
 	command -v "$t" >/dev/null 2>&1 || die "$t missing: run tools/install-deps.sh --debug-kernel"
 done
 [ -e /usr/include/gelf.h ] || die "libelf headers missing (objtool): run tools/install-deps.sh --debug-kernel"
+
+# the fragments, merged: the common one, then the series' own
+mkdir -p "$TOP"
+FRAG=$TOP/fragment.config
+cat "$HERE/debug.config" >"$FRAG.tmp"
+[ ! -f "$HERE/debug-$SERIES.config" ] || cat "$HERE/debug-$SERIES.config" >>"$FRAG.tmp"
+mv "$FRAG.tmp" "$FRAG"
 
 tsum=$(sha256sum <"$TARBALL" | cut -d' ' -f1)
 key=$( { echo "$tsum"; sha256sum <"$FRAG"; echo "recipe $RECIPE"; } |
@@ -54,7 +70,6 @@ fi
 # Keep one tree on disk. A build of another key from the same tarball
 # (another fragment or recipe) is reused: make then rebuilds only what the
 # new configuration changes.
-mkdir -p "$TOP"
 for d in "$TOP"/*/; do
 	d=${d%/}
 	[ -L "$d" ] || [ "$(basename "$d")" = "$key" ] && continue
