@@ -142,6 +142,13 @@ void fnv_offline_drain(struct fnv_data *fd)
 		return;
 	spin_lock_irq(&fd->lock);
 	llist_for_each_entry(tn, list, off_node) {
+		/*
+		 * A control period may have anchored gvt on it between
+		 * fnv_pd_offline() and here (fnv_d2fq_anchor() skips it
+		 * only once it is marked): off the active list, nothing
+		 * else would release it.
+		 */
+		d2fq_gvt_release(&fd->gvt, tn->d2.id);
 		if (tn->d2.parked)
 			d2fq_arb_del(&fd->arb, &tn->d2);
 		tn->d2.active = false;

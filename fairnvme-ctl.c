@@ -383,7 +383,9 @@ void fnv_d2fq_anchor(struct fnv_data *fd)
 	list_for_each_entry(tn, &fd->active, active_node) {
 		s64 gap;
 
-		if (!tn->d2.active || tn->d2.id == D2FQ_ID_NONE)
+		/* a removed cgroup's: fnv_offline_drain() releases it */
+		if (!tn->d2.active || tn->d2.id == D2FQ_ID_NONE ||
+		    READ_ONCE(tn->offline))
 			continue;
 		gap = d2fq_vt_diff(atomic64_read(&tn->d2.vt), gvt);
 		if (!low || gap < low_gap) {
@@ -707,7 +709,8 @@ void fnv_ctl_workfn(struct work_struct *work)
 	 * A tenant with nothing queued or in flight, out of gvt, for
 	 * FNV_IDLE_LEAVE periods leaves the walk (its controller state
 	 * stays as it was). The reference it held cannot be the blkg's last:
-	 * a removed cgroup's tenant left in fnv_pd_offline().
+	 * a removed cgroup's tenant is on fd->offlined, which holds one, until
+	 * fnv_offline_drain() took it off this list.
 	 */
 	list_for_each_entry_safe(tn, next, &fd->active, active_node) {
 		if (tn->nr_queued || atomic_read(&tn->inflight) ||

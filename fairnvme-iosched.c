@@ -195,7 +195,9 @@
  *
  * Locking and lifetime: one spinlock per device, fd->lock, covers the
  * tenant queues, both policies and the controller state, taken with
- * interrupts off everywhere (blk-throttle takes queue_lock from a timer).
+ * interrupts off everywhere, as BFQ takes its lock (no interrupt path
+ * takes it today; one that ever did could not spin on a holder it
+ * interrupted).
  * The completion path takes no lock: in-flight counts, virtual times and
  * period sums are atomic, gvt a cmpxchg'd word. The lock rule:
  *
@@ -528,8 +530,8 @@ static void fnv_tenant_backlogged(struct fnv_data *fd, struct fnv_tenant *tn)
 /*
  * @tn has no queued request left: leave whichever policy holds it. Under
  * D2FQ it keeps its turn (parked) while its cgroup is online: no request
- * holds its blkg then, and fnv_pd_offline() takes it off before the blkg
- * can go.
+ * holds its blkg then, but the class list does, and fnv_offline_drain()
+ * takes it off once the cgroup is removed.
  */
 static void fnv_tenant_drained(struct fnv_data *fd, struct fnv_tenant *tn)
 {
@@ -1482,9 +1484,9 @@ static void fnv_d2fq_complete(struct request *rq, struct fnv_tenant *tn)
 			(u64)READ_ONCE(fd->tau_l_bytes) << (D2FQ_VT_SHIFT - 4));
 	/*
 	 * A removed cgroup's tenant lets go at once (fnv_pd_offline() did,
-	 * but this completion may have taken gvt after it): it is off the
-	 * active list, no period walk would release it and gvt would
-	 * freeze. The update's cmpxchg orders the read after it.
+	 * but this completion may have taken gvt after it): it is, or soon
+	 * will be, off the active list, no period walk would release it and
+	 * gvt would freeze. The update's cmpxchg orders the read after it.
 	 */
 	if (unlikely(READ_ONCE(tn->offline)))
 		d2fq_gvt_release(&fd->gvt, tn->d2.id);
