@@ -24,12 +24,12 @@
 #    while it holds requests back) every 300 ms. This is the one tunable
 #    written, and only because a depth that settles, as it does at the
 #    default, changes too seldom to meet a removal within a short test;
-#  - meanwhile, one after the other, a cgroup starts a 70/30 random
-#    read/write fio at depth 16, does I/O (its io.stat counts some), is
-#    killed (cgroup.kill) and removed at once. 20 s (40 s on a debug
+#  - meanwhile, three at a time, round after round, a cgroup starts four
+#    direct 4 KiB readers (busybox dd), does I/O (its io.stat counts
+#    some), is killed (cgroup.kill) and removed at once. 20 s (40 s on a debug
 #    kernel), FNV_T28_RUNTIME.
 # Points: the depth changed at least 10 times (debugfs, the premise, not
-# the result); at least 5 cgroups removed after they did I/O (io.stat);
+# the result); at least 9 cgroups removed after they did I/O (io.stat);
 # the steady fio completed without error; no lockdep, WARN, BUG or
 # hung-task line in the kernel log since the test began; the device
 # drains and a switch away and back works.
@@ -94,7 +94,7 @@ watch=$!
 ) 2>"$FNV_WORK/t28.mover.err" &
 mover=$!
 
-# the churn, until the steady tenant's run is over
+# the churn, until the steady tenant's run is over: three cgroups a round
 removed=0
 idle=0
 failed=""
@@ -102,27 +102,39 @@ end=$(($(now_ms) + RT * 1000 - 2000))
 i=0
 while [ "$(now_ms)" -lt "$end" ]; do
 	i=$((i + 1))
-	c=t28c$i
-	cg_create "$c"
-	run_in_cg "$c" fio --eta=never --name="$c" --filename="/dev/$ndev" \
-		--offset=512M --size=256M --rw=randrw --rwmixread=70 --bs=4k \
-		--direct=1 --ioengine=libaio --iodepth=16 --time_based \
-		--runtime=60 >/dev/null 2>&1 &
-	# until its I/O shows in its io.stat (fio started, requests issued)
-	wait_until 10 sh -c "awk '{ for (i = 2; i <= NF; i++) if (\$i ~ /^(rios|wios)=[1-9]/) f = 1 } END { exit !f }' $CG_ROOT/$c/io.stat"
+	pids=""
+	for k in 1 2 3; do
+		c=t28c${i}_$k
+		cg_create "$c"
+		# four QD1 direct readers (busybox dd: a fio would take
+		# seconds to start under TCG)
+		# each in its own 16 MiB from 256 MiB on (4 KiB blocks)
+		base=$((65536 + (k - 1) * 4 * 4096))
+		run_in_cg "$c" sh -c "for j in 0 1 2 3; do dd if=/dev/$ndev of=/dev/null bs=4k count=4096 skip=\$(($base + j * 4096)) iflag=direct 2>/dev/null & done; wait" &
+		pids="$pids $!"
+	done
+	for k in 1 2 3; do
+		c=t28c${i}_$k
+		# until its I/O shows in its io.stat
+		wait_until 10 sh -c "awk '{ for (i = 2; i <= NF; i++) if (\$i ~ /^(rios|wios)=[1-9]/) f = 1 } END { exit !f }' $CG_ROOT/$c/io.stat"
+	done
 	sleep 0.2
-	ios=$(awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^(rios|wios)=/) { split($i, a, "="); s += a[2] } } END { print s + 0 }' "$CG_ROOT/$c/io.stat")
-	echo 1 >"$CG_ROOT/$c/cgroup.kill"
-	if wait_until 20 rmdir "$CG_ROOT/$c"; then
-		if [ "$ios" -gt 0 ]; then
-			removed=$((removed + 1))
+	for k in 1 2 3; do
+		c=t28c${i}_$k
+		ios=$(awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^(rios|wios)=/) { split($i, a, "="); s += a[2] } } END { print s + 0 }' "$CG_ROOT/$c/io.stat")
+		echo 1 >"$CG_ROOT/$c/cgroup.kill"
+		if wait_until 20 rmdir "$CG_ROOT/$c"; then
+			if [ "$ios" -gt 0 ]; then
+				removed=$((removed + 1))
+			else
+				idle=$((idle + 1))
+			fi
 		else
-			idle=$((idle + 1))
+			failed="$failed $c"
 		fi
-	else
-		failed="$failed $c"
-	fi
-	wait 2>/dev/null "$!"
+	done
+	# shellcheck disable=SC2086
+	wait $pids 2>/dev/null
 done
 kill "$mover" 2>/dev/null
 wait "$mover" 2>/dev/null
@@ -141,10 +153,10 @@ else
 	not_ok "the depth changed at least 10 times under load" "$changes changes (depths seen: $depths; mover: $(head -c 200 "$FNV_WORK/t28.mover.err"))"
 fi
 # 3
-if [ "$removed" -ge 5 ] && [ -z "$failed" ]; then
+if [ "$removed" -ge 9 ] && [ -z "$failed" ]; then
 	ok "$removed cgroups removed right after they did I/O ($idle without I/O)"
 else
-	not_ok "at least 5 cgroups removed right after they did I/O" "removed=$removed idle=$idle not removed:${failed:- none}"
+	not_ok "at least 9 cgroups removed right after they did I/O" "removed=$removed idle=$idle not removed:${failed:- none}"
 fi
 # 4
 fio_check "the steady tenant's fio completed ($(fio_iops "$FNV_WORK/t28s.terse") IOPS)" \
