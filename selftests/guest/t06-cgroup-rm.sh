@@ -52,7 +52,9 @@ px=$!
 # wait until all fio processes (main + 2 jobs) are in the cgroup and I/O is queued
 wait_until 10 sh -c "[ \$(wc -l < $CG_ROOT/t06x/cgroup.procs) -ge 3 ]"
 sleep 3
-busy=$(dev_sched_busy "$ndev")
+# sampled until requests hold tags (a debug kernel's fio starts its jobs
+# late: one sample 3 s in saw none on 6.1 with KASAN and lockdep)
+busy=$(dev_sched_busy_wait "$ndev" 10)
 procs=$(cg_procs t06x | tr '\n' ' ')
 moved=0
 for p in $procs; do
