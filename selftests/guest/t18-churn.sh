@@ -259,8 +259,13 @@ while [ $sec -lt "$RT" ]; do
 	start_tenant "$vw"
 done
 diag "$nholder of $((sec / 2)) removals took the gvt holder; $NWIN windows in $(($(now_ms) - t0)) ms"
-# fewer than 6 windows: the churn would be too short to tell
-assert_ge "5-second windows of churn within ${BUDGET} s" "$NWIN" 6
+# fewer than 6 windows: the churn would be too short to tell. A debug
+# kernel (timing=0, make check-debug) runs the churn for its locking, not
+# its shares, and a "second" of it takes 12 s there (3 windows in 200 s on
+# 6.1 with KASAN and lockdep): 2 windows, so that one is compared.
+minwin=6
+timing_off && minwin=2
+assert_ge "5-second windows of churn within ${BUDGET} s" "$NWIN" "$minwin"
 
 # shares SNAP0 SNAP1: "bad tenants worst% worst%-by-requests name(weight):
 # requests=share/due ..." over the tenants in both snapshots that had
