@@ -19,9 +19,10 @@
 #   FNV_KERNEL   its bzImage
 #   FNV_MODROOT  the root its modules are installed under (lib/modules/$KVER)
 #
-# Environment: KSRC_TARBALL (default /usr/src/linux-source-SERIES.tar.xz),
-#   FNV_DEBUG_KERNEL_DIR (default <repo>/.build/debug-kernel; SERIES is a
-#   directory under it),
+# Environment: FNV_DEBUG_TARBALL (the series' source, default
+#   /usr/src/linux-source-SERIES.tar.xz; its kernel version must be of
+#   SERIES), FNV_DEBUG_KERNEL_DIR (default <repo>/.build/debug-kernel;
+#   SERIES is a directory under it),
 #   JOBS (make -j, default: the number of CPUs), FNV_BUILD_NICE (default 19).
 # Needs gcc, make, bc, bison, flex, libelf-dev (tools/install-deps.sh
 # --debug-kernel installs them).
@@ -40,17 +41,31 @@ case "$SERIES" in
 6.1 | 6.12) ;;
 *) die "unknown series '$SERIES': 6.1 or 6.12" ;;
 esac
-TARBALL=${KSRC_TARBALL:-/usr/src/linux-source-$SERIES.tar.xz}
-TOP=${FNV_DEBUG_KERNEL_DIR:-$REPO/.build/debug-kernel}/$SERIES
+TARBALL=${FNV_DEBUG_TARBALL:-/usr/src/linux-source-$SERIES.tar.xz}
+ROOT=${FNV_DEBUG_KERNEL_DIR:-$REPO/.build/debug-kernel}
+TOP=$ROOT/$SERIES
 JOBS=${JOBS:-$(nproc)}
 
-[ -f "$TARBALL" ] || die "$TARBALL missing: apt-get install linux-source-$SERIES, or set KSRC_TARBALL="
+[ -f "$TARBALL" ] || die "$TARBALL missing: apt-get install linux-source-$SERIES, or set FNV_DEBUG_TARBALL="
 for t in gcc make bc bison flex xz tar depmod; do
 	command -v "$t" >/dev/null 2>&1 || die "$t missing: run tools/install-deps.sh --debug-kernel"
 done
 [ -e /usr/include/gelf.h ] || die "libelf headers missing (objtool): run tools/install-deps.sh --debug-kernel"
 
-# the fragments, merged: the common one, then the series' own
+# Before recipe 2 one kernel (6.1) was cached right under $ROOT: its
+# tree (<key>/, 16 hex digits) and the current link go.
+for d in "$ROOT"/*; do
+	case "${d##*/}" in
+	current) rm -f "$d" ;;
+	[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f])
+		say "removing the old layout's $d"
+		rm -rf "$d"
+		;;
+	esac
+done
+
+# The fragments, merged: the common one, then the series' own, which may
+# only add lines (every line of the result must be in .config, below).
 mkdir -p "$TOP"
 FRAG=$TOP/fragment.config
 cat "$HERE/debug.config" >"$FRAG.tmp"
@@ -93,6 +108,11 @@ if [ ! -f "$SRC/Makefile" ]; then
 	mv "$DIR/linux.tmp" "$SRC"
 	echo "$tsum" >"$DIR/tarball.sha256"
 fi
+kv=$(make -s -C "$SRC" kernelversion)
+case "$kv" in
+"$SERIES".*) ;;
+*) die "$TARBALL is Linux $kv, not $SERIES.x" ;;
+esac
 
 NICE=(nice -n "${FNV_BUILD_NICE:-19}")
 say "configuring: allnoconfig + $FRAG"
