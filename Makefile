@@ -291,7 +291,7 @@ DEBUG_KERNELS ?= 6.1 6.12
 DEBUG_MOD := $(BUILD)/debug-module
 DEBUG_TESTS ?= t01,t02,t05,t06,t07,t08,t14,t17,t18,t28
 DEBUG_TIMEOUT_SCALE ?= 3
-# each kernel's run's hard limit: the tests take about 18 minutes, and a
+# each kernel's run's hard limit: the tests take about 17 minutes, and a
 # kernel deadlock stops the guest's own watchdog too
 DEBUG_TIMEOUT ?= 2700
 
