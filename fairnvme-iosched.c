@@ -137,8 +137,8 @@
  * starts at 1 to measure it and, with auto, stays at 2 or more while it
  * holds requests back (0 fixes the depth at max_inflight). With auto, a
  * deeper queue is also tried for its rate (depth.c): max_inflight is kept
- * if it completed 9/8 of the depth before and the service still followed
- * the weights (fnv_depth_fair()); the time's own depth, hold_depth, moves
+ * if over 32 periods it completed 9/8 of the depth before and the
+ * service still followed the weights (fnv_depth_fair()); the time's own depth, hold_depth, moves
  * only while it is the one in force. Under soft the
  * first request of a tenant back in the high class with nothing queued
  * or in flight may pass the depth, up to twice it, one tenant at a time

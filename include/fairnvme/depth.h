@@ -82,6 +82,7 @@ struct fnv_dprobe {
 	struct fnv_rate was;		/* ... and the base it was judged by */
 	u32 from, to;			/* trial: from, to depth (0: none) */
 	bool up;			/* ... to max_inflight */
+	bool first;			/* ... in its first window */
 	u32 set;			/* the depth this set last */
 	u32 keep, keep_left;		/* least depth, periods until tried */
 	u32 keep_next;			/* ... the next time */
