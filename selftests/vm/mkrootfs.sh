@@ -6,13 +6,15 @@
 # that selftests/vm/run.sh --image full boots read-only (QEMU snapshot=on:
 # the guest's writes go to a temporary overlay, the image stays as built).
 #
-# usage: selftests/vm/mkrootfs.sh [--force]
+# usage: selftests/vm/mkrootfs.sh [--force | --sources]
 #
-# Prints the image's path on stdout. The image is cached in
-# $FNV_FULL_CACHE/<key>/root.img, <key> being a hash of the package list and
-# of this script (which holds every setting of the image): an unchanged
-# list and script reuse the image at once, any change builds a new one
-# (older ones are removed). --force rebuilds even so.
+# Prints the image's path on stdout (--sources: only the apt sources it
+# would build the root from, one "deb URI SUITE main" line each, and
+# nothing else). The image is cached in $FNV_FULL_CACHE/<key>/root.img,
+# <key> being a hash of the package list and of this script (which holds
+# every setting of the image): an unchanged list and script reuse the
+# image at once, any change builds a new one (older ones are removed).
+# --force rebuilds even so.
 #
 # mmdebstrap --mode=root (as root; no user namespaces, so that it works in
 # .ci/run's chroot too), variant apt, no Recommends, no documentation;
@@ -20,26 +22,83 @@
 # mount. The guest needs no network: everything it runs is in the image or
 # on the per-run payload disk (selftests/vm/mkpayload.sh).
 #
+# The packages come from the host's apt sources (/etc/apt/sources.list and
+# sources.list.d/*.list or deb822 *.sources, as apt reads them: apt-get
+# indextargets): their entries for bookworm, bookworm-updates and
+# bookworm-security, component main, leaving out those whose Release file
+# (if the host has it from an apt-get update) names an origin other than
+# Debian (mmdebstrap given no mirror would not use them: it takes
+# deb.debian.org). A host with no such entry (not Debian 12) gets
+# http://deb.debian.org's. --sources prints what it takes.
+#
 # Environment:
 #   FNV_FULL_CACHE     cache directory (default <repo>/.build/full-image)
-#   FNV_FULL_MIRROR    Debian mirror (default http://deb.debian.org)
+#   FNV_FULL_MIRROR    a Debian mirror to use instead of the host's sources
+#                      (e.g. http://ftp.de.debian.org: its /debian and
+#                      /debian-security, bookworm, -updates, -security)
 #   FNV_FULL_PACKAGES  extra packages, space-separated (part of the key)
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 CACHE=${FNV_FULL_CACHE:-$REPO/.build/full-image}
-MIRROR=${FNV_FULL_MIRROR:-http://deb.debian.org}
 SUITE=bookworm
 
 die() { echo "mkrootfs: error: $*" >&2; exit 1; }
 say() { echo "mkrootfs: $*" >&2; }
 
+# host_sources: "deb URI SUITE main" for each of the host's apt sources
+# entries of $SUITE, -updates and -security (component main) that are not
+# known to be another origin's than Debian (a vendor's "bookworm main")
+host_sources() {
+	command -v apt-get >/dev/null 2>&1 || return 0
+	{
+		# the origins the host's downloaded Release files name
+		apt-get indextargets --format 'ORIGIN $(REPO_URI) $(RELEASE) $(ORIGIN)' \
+			'Identifier: Packages' 2>/dev/null
+		# every entry, downloaded or not
+		apt-get indextargets --no-release-info \
+			--format '$(TARGET_OF) $(REPO_URI) $(RELEASE) $(COMPONENT)' \
+			'Identifier: Packages' 2>/dev/null
+	} | awk -v s="$SUITE" '
+		$1 == "ORIGIN" {
+			if ($4 != "Debian" && $4 != "$(ORIGIN)") other[$2 " " $3] = 1
+			next
+		}
+		$1 == "deb" && $4 == "main" &&
+		($3 == s || $3 == s "-updates" || $3 == s "-security") &&
+		!(($2 " " $3) in other) && !seen[$2 " " $3]++ { print "deb " $2 " " $3 " main" }'
+}
+
+# sources: the root's apt sources, one line each: FNV_FULL_MIRROR's, else
+# the host's, else (none for $SUITE) deb.debian.org's
+sources() {
+	local m=${FNV_FULL_MIRROR:-} lines s
+	if [ -z "$m" ]; then
+		lines=$(host_sources)
+		if [ -n "$lines" ]; then
+			for s in "$SUITE-updates" "$SUITE-security"; do
+				echo "$lines" | grep -q " $s main\$" ||
+					say "warning: no $s in the host's apt sources: the root gets none either"
+			done
+			echo "$lines"
+			return
+		fi
+		m=http://deb.debian.org
+		say "no $SUITE entry in the host's apt sources: using $m (FNV_FULL_MIRROR= picks another)"
+	fi
+	m=${m%/}
+	echo "deb $m/debian $SUITE main"
+	echo "deb $m/debian $SUITE-updates main"
+	echo "deb $m/debian-security $SUITE-security main"
+}
+
 force=0
 case "${1:-}" in
 --force) force=1 ;;
+--sources) sources; exit 0 ;;
 "") ;;
-*) die "usage: $0 [--force]" ;;
+*) die "usage: $0 [--force | --sources]" ;;
 esac
 
 # What the guest needs: systemd as PID 1 (systemd-run, transient units with
@@ -81,7 +140,9 @@ t0=$(date +%s)
 rm -rf --one-file-system "$DIR"
 mkdir -p "$DIR"
 ROOT=$DIR/root
-say "building $IMG: $SUITE + $PACKAGES (mirror $MIRROR)"
+mapfile -t SOURCES < <(sources)
+say "building $IMG: $SUITE + $PACKAGES, from:"
+printf 'mkrootfs:   %s\n' "${SOURCES[@]}" >&2
 
 # the packages' documentation, manuals and translations are not needed
 # (copyright files stay)
@@ -95,10 +156,7 @@ mmdebstrap --mode=root --variant=apt --quiet \
 	--dpkgopt='path-include=/usr/share/doc/*/copyright' \
 	--dpkgopt='path-exclude=/usr/share/info/*' \
 	--include="$(echo "$PACKAGES" | tr ' ' ',')" \
-	"$SUITE" "$ROOT" \
-	"deb $MIRROR/debian $SUITE main" \
-	"deb $MIRROR/debian $SUITE-updates main" \
-	"deb $MIRROR/debian-security $SUITE-security main" >&2 ||
+	"$SUITE" "$ROOT" "${SOURCES[@]}" >&2 ||
 	die "mmdebstrap failed"
 t1=$(date +%s)
 
