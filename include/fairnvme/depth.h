@@ -20,7 +20,8 @@
  * a tenth often enough to fail a trial that gained 30 %); the limited
  * periods before the first trial at
  * max_inflight, after one that gained nothing (doubled each time, up to
- * FNV_PROBE_WAIT_MAX); the periods before a kept depth is tried by half
+ * FNV_PROBE_WAIT_MAX), after a first window that gained 17/16 but not 9/8
+ * (once: FNV_PROBE_RETRY); the periods before a kept depth is tried by half
  * (doubled after each half that lost rate, up to FNV_PROBE_KEEP_MAX);
  * the periods a trial that keeps must keep it for (one window's rate was
  * off by a tenth under TCG, and halves kept on one window each took t26's
@@ -37,6 +38,7 @@
 #define FNV_PROBE_MIN_NR	400U
 #define FNV_PROBE_FIRST		100U
 #define FNV_PROBE_WAIT		200U
+#define FNV_PROBE_RETRY		20U
 #define FNV_PROBE_WAIT_MAX	3200U
 #define FNV_PROBE_KEEP		50U
 #define FNV_PROBE_KEEP_MAX	320U
@@ -83,6 +85,7 @@ struct fnv_dprobe {
 	u32 from, to;			/* trial: from, to depth (0: none) */
 	bool up;			/* ... to max_inflight */
 	bool first;			/* ... in its first window */
+	bool retry;			/* the next one comes soon, once */
 	u32 set;			/* the depth this set last */
 	u32 keep, keep_left;		/* least depth, periods until tried */
 	u32 keep_next;			/* ... the next time */
