@@ -27,7 +27,7 @@
 #      tenant_iops NAME; tenant_rc NAME; tenant_share NAME ALLNAMES...; tenants_report NAME...
 #      tenant_kb NAME; tenant_kb_share NAME ALLNAMES...
 #      fnv_nvme_setup WORKDIR; pair_cgroups; pair_start RUNTIME [ARGS...]
-# Misc: expect_einval FILE VALUE; fcalc EXPR; wait_until TIMEOUT CMD...; now_ms; timing_off; extreme_mix;
+# Misc: expect_einval FILE VALUE; fcalc EXPR; ratio A B; wait_until TIMEOUT CMD...; now_ms; timing_off; extreme_mix;
 #      depth_watch_start DEV; depth_watch_stop
 # Tracing: fnv_quiet [SEC]; fnv_trace_event 0|1 EVENT...
 
@@ -133,6 +133,16 @@ timing_off() {
 # fcalc EXPR : floating point arithmetic through awk, prints the result
 fcalc() {
 	awk "BEGIN { printf \"%.6g\n\", ($1) }"
+}
+
+# ratio A B : A / B; nothing (which fails any assert_*) unless both are
+# numbers and B > 0: a ratio against a failed, empty or zero reference
+# must fail the point that uses it
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		n = "^[0-9]*[.]?[0-9]+([eE][-+]?[0-9]+)?$"
+		if (a !~ n || b !~ n || b + 0 <= 0) exit
+		printf "%.6g\n", a / b }'
 }
 
 # assert_near DESC MEASURED EXPECTED TOLPCT : |measured-expected| <= expected*tol/100
@@ -757,21 +767,26 @@ fairness_index() {
 		sh=$(tenant_mlat "$name")
 		al=$(cat "$FNV_WORK/$pre-$name.lat" 2>/dev/null)
 		echo "$name $sh $al"
-	done | awk '{ if ($3 <= 0 || $2 == "") { bad = 1; next }
+	done | awk '{ if ($3 == "" || $3 <= 0 || $2 == "" || $2 <= 0) { bad = 1; next }
 		      s = $2 / $3; if (min == "" || s < min) min = s
 		      if (s > max) max = s }
-		    END { if (bad || max <= 0) print "0"; else printf "%.4f\n", min / max }'
+		    END { if (!bad && max > 0) printf "%.4f\n", min / max }'
 }
 
 # measure_alone PREFIX DEV RUNTIME NAME... : run each tenant by itself
-# (arguments from FNV_TARGS_<NAME>) and save its mean latency
+# (arguments from FNV_TARGS_<NAME>) and save its mean latency; a run whose
+# fio failed saves nothing, and every fairness index using it is empty
 measure_alone() {
 	local pre dev rt name
 	pre=$1 dev=$2 rt=$3
 	shift 3
 	for name in "$@"; do
-		tenants_run "$dev" "$rt" "" "$name"
-		tenant_mlat "$name" >"$FNV_WORK/$pre-$name.lat"
+		if tenants_run "$dev" "$rt" "" "$name"; then
+			tenant_mlat "$name" >"$FNV_WORK/$pre-$name.lat"
+		else
+			diag "alone run of $name failed: fio rc=$(tenant_rc "$name"): $(head -c 300 "$FNV_WORK/tenant-$name.terse.err" 2>/dev/null)"
+			: >"$FNV_WORK/$pre-$name.lat"
+		fi
 	done
 }
 
@@ -859,27 +874,34 @@ extreme_mix() {
 # shared_run PREFIX DEV RUNTIME SCHED NAME... : select SCHED (a TAP point),
 # run the tenants together, print each one's IOPS, latency and slowdown
 # against its alone latency (measure_alone PREFIX), and set fi_<SCHED> (the
-# fairness index) and iops_<SCHED> (the summed IOPS), '-' in SCHED as '_';
+# fairness index) and iops_<SCHED> (the summed IOPS), '-' in SCHED as '_',
+# both empty if any tenant's fio failed (so that a point using them fails);
 # FNV_RUN_LABEL, if set, stands for SCHED in those names and lines (one
 # scheduler run twice, with another tunable)
 shared_run() {
-	local pre dev rt s v t
+	local pre dev rt s v t bad
 	pre=$1 dev=$2 rt=$3 s=$4
 	shift 4
 	check "select $s" set_sched "$dev" "$s"
 	[ "$s" = fairnvme ] && depth_watch_start "$dev"
+	bad=0
 	# shellcheck disable=SC2086
-	tenants_run "$dev" "$rt" "" "$@"
+	tenants_run "$dev" "$rt" "" "$@" || bad=1
 	[ "$s" = fairnvme ] && diag "$s: depth/dev_floor_us each second: $(depth_watch_stop)"
 	# a label for the run's numbers, when one scheduler runs twice
 	s=${FNV_RUN_LABEL:-$s}
 	for t in "$@"; do
-		diag "$s $t: iops=$(tenant_iops "$t") mean_us=$(tenant_mlat "$t") p99_us=$(tenant_p99 "$t") slowdown=$(fcalc "$(tenant_mlat "$t") / $(cat "$FNV_WORK/$pre-$t.lat")")"
+		diag "$s $t: rc=$(tenant_rc "$t") iops=$(tenant_iops "$t") mean_us=$(tenant_mlat "$t") p99_us=$(tenant_p99 "$t") slowdown=$(ratio "$(tenant_mlat "$t")" "$(cat "$FNV_WORK/$pre-$t.lat" 2>/dev/null)")"
 	done
 	v=$(echo "$s" | tr - _)
-	eval "fi_$v=$(fairness_index "$pre" "$@")"
-	eval "iops_$v=$(tenants_total_iops "$@")"
-	eval "diag \"$s: fairness index \$fi_$v, total IOPS \$iops_$v\""
+	if [ $bad = 0 ]; then
+		eval "fi_$v=$(fairness_index "$pre" "$@")"
+		eval "iops_$v=$(tenants_total_iops "$@")"
+	else
+		diag "$s: a tenant's fio failed: no fairness index or IOPS"
+		eval "fi_$v= iops_$v="
+	fi
+	eval "diag \"$s: fairness index \${fi_$v:-none}, total IOPS \${iops_$v:-none}\""
 }
 
 # fnv_nvme_setup WORKDIR : fairnvme loaded and selected on the first NVMe,

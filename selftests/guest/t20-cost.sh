@@ -78,9 +78,9 @@ done
 diag "fairness index: none $fi_none fairnvme $fi_fairnvme${fi_bfq:+ bfq $fi_bfq}${fi_fairnvme_bytes:+ fairnvme-bytes $fi_fairnvme_bytes}; total IOPS: none $iops_none fairnvme $iops_fairnvme${iops_bfq:+ bfq $iops_bfq}${iops_fairnvme_bytes:+ fairnvme-bytes $iops_fairnvme_bytes}"
 diag "E's slowdown over A's: none $er_none fairnvme $er_fairnvme${er_bfq:+ bfq $er_bfq}${er_bytes:+ fairnvme-bytes $er_bytes}"
 assert_le "E's slowdown / A's, fairnvme" "$er_fairnvme" 1.5
-assert_ge "fairness index fairnvme/none" "$(fcalc "$fi_fairnvme / ($fi_none + 1e-9)")" 2
+assert_ge "fairness index fairnvme/none" "$(ratio "$fi_fairnvme" "$fi_none")" 2
 assert_ge "fairness index, fairnvme" "$fi_fairnvme" 0.6
-assert_ge "total IOPS fairnvme/none" "$(fcalc "$iops_fairnvme / ($iops_none + 1e-9)")" 0.99
+assert_ge "total IOPS fairnvme/none" "$(ratio "$iops_fairnvme" "$iops_none")" 0.99
 for t in $TENANTS; do
 	cg_destroy $t
 done
