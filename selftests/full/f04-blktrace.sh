@@ -1,1 +1,0 @@
-../guest/t25-blktrace.sh
