@@ -6,10 +6,12 @@
 #   make install         install into /lib/modules/<kver>/extra, run depmod;
 #                        and fairnvme-top, fairnvme-weightd with its unit
 #                        (install-tools: PREFIX, SYSTEMD_UNITDIR, DESTDIR)
-#   make check           unit tests in user space, then every guest test on
+#   make check           unit tests in user space, then the guest tests on
 #                        6.1, the systemd guest's (guest-full) on 6.1, then
 #                        the guest tests on 6.12 (guest-tests2),
 #                        then t01 with the modules DKMS builds (guest-dkms)
+#   make check-extended  check with every case, the peers and the long
+#                        runs (FNV_GUEST_ARGS=peers=1,extended=1)
 #   make unit            unit tests only
 #   make ssdsim          the emulated SSD of the guest tests (fnvssd.ko,
 #                        Documentation/fnvssd.rst) for KVER; ssdsim2 for KVER2
@@ -77,7 +79,7 @@ FNV_VERSION := $(or $(FNV_VERSION),unknown)
 
 export KVER FNV_VERSION
 
-.PHONY: all modules install install-tools clean check unit vmtest bench demo deps \
+.PHONY: all modules install install-tools clean check check-extended unit vmtest bench demo deps \
 	guest-tests guest-bench guest-demo checkpatch sparse modules2 guest-tests2 \
 	ssdsim ssdsim2 \
 	check-debug debug-kernel guest-tests-debug guest-tests-debug-one version \
@@ -186,6 +188,11 @@ check: deps
 	$(MAKE) guest-full
 	$(MAKE) guest-tests2
 	$(MAKE) guest-dkms
+
+# Every case, the peers and the long runs: check with the guests' printed
+# comparisons (peers=1) and the scripts marked "# fnv-extended"
+check-extended: deps
+	$(MAKE) check FNV_GUEST_ARGS="$${FNV_GUEST_ARGS:+$$FNV_GUEST_ARGS,}peers=1,extended=1"
 
 vmtest: deps
 	$(MAKE) guest-tests

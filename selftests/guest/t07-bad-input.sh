@@ -15,6 +15,9 @@ check "select fairnvme on $dev" set_sched "$dev" fairnvme
 io=/sys/block/$dev/queue/iosched
 dbg=/sys/kernel/debug/block/$dev/sched
 majmin=$(cat /sys/block/"$dev"/dev)
+# the tunables written below stay with this instance: leave none behind
+# (the runner also takes every disk off fairnvme between tests)
+trap 'cg_destroy bad; set_sched "$dev" none' EXIT
 
 # iosched tunables: bad values
 for v in abc -1 0 4097 1.5 99999999999999999999 "" "8 8" 0x10; do
@@ -153,5 +156,4 @@ check "content is still 'default 250' + device 700" sh -c \
 check "MAJ:MIN default removes the override" sh -c \
 	"echo '$majmin default' >$w && ! grep -q '^$majmin ' $w"
 check "bare number sets the default" sh -c "echo 10000 >$w && grep -qx 'default 10000' $w"
-cg_destroy bad
 tap_done

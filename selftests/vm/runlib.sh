@@ -87,6 +87,18 @@ no_cmdline_record() {
 	return 0
 }
 
+# fresh_scheds: every disk a test left on fairnvme goes back to none, so
+# that each test starts from a new instance at the defaults (writing the
+# name of the scheduler in force keeps its instance and its tunables)
+fresh_scheds() {
+	for _q in /sys/block/*/queue/scheduler; do
+		grep -q '\[fairnvme\]' "$_q" 2>/dev/null || continue
+		echo none >"$_q" 2>/dev/null ||
+			echo "# FNV: cannot take $_q back to none"
+	done
+	return 0
+}
+
 # run_one NAME FILE: run a script in its own session with a time limit
 # (its "# fnv-timeout: SEC" line, else FNV_TEST_TIMEOUT, times
 # FNV_TIMEOUT_SCALE), then kill whatever it left behind (background fio
@@ -96,6 +108,7 @@ no_cmdline_record() {
 run_one() {
 	_name=$1 _file=$2
 	no_cmdline_record
+	fresh_scheds
 	_lim=$(sed -n 's/^# fnv-timeout: *\([0-9][0-9]*\).*/\1/p' "$_file" | head -n 1)
 	_lim=$((${_lim:-$FNV_TEST_TIMEOUT} * FNV_TIMEOUT_SCALE))
 	echo "FNV-TEST-BEGIN $_name"
@@ -144,9 +157,16 @@ run_one() {
 }
 
 # selected FILE: is the test script FILE selected by fnv.tests (FNV_TESTS,
-# comma-separated prefixes; empty selects all)?
+# comma-separated prefixes; empty selects all)? A script with a line
+# "# fnv-extended" (a further case of a feature another script covers) runs
+# only in ./run check-extended (fnv.args=extended=1), or when fnv.tests
+# names it.
 selected() {
-	[ -z "$FNV_TESTS" ] && return 0
+	if [ -z "$FNV_TESTS" ]; then
+		[ "${FNV_extended:-0}" = 1 ] && return 0
+		! grep -q '^# fnv-extended' "$1"
+		return
+	fi
 	_b=$(basename "$1" .sh)
 	for _t in $(echo "$FNV_TESTS" | tr ',' ' '); do
 		case "$_b" in
