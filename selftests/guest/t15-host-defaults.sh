@@ -19,14 +19,17 @@ set_sched "$dev" none
 [ -r "$st" ] || { tap_skip_rest "no $st (no debugfs, or a kernel without CONFIG_BLK_WBT)"; exit 0; }
 
 check "wbt on by default under none ($(cat "$st"))" test "$(cat "$st")" = 1
-check "select bfq on $dev" set_sched "$dev" bfq
-check "wbt off under bfq, the reference ($(cat "$st"))" test "$(cat "$st")" = 3
-set_sched "$dev" fairnvme
+# BFQ, the model, printed only: this test asserts what fairnvme does
+if [ -n "$(peer_scheds bfq)" ] && set_sched "$dev" bfq; then
+	diag "bfq, the reference: wbt $(cat "$st")"
+	set_sched "$dev" none
+fi
+check "select fairnvme on $dev" set_sched "$dev" fairnvme
 check "wbt off under fairnvme ($(cat "$st"))" test "$(cat "$st")" = 3
 set_sched "$dev" none
 check "wbt on again under none ($(cat "$st"))" test "$(cat "$st")" = 1
 set_sched "$dev" fairnvme
 set_sched "$dev" none
-fnv_unload
-check "... also after a second round and rmmod ($(cat "$st"))" test "$(cat "$st")" = 1
+check "fairnvme unloaded (rmmod)" fnv_unload
+check "... wbt on after a second round and rmmod ($(cat "$st"))" test "$(cat "$st")" = 1
 tap_done
