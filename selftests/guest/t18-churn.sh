@@ -11,20 +11,26 @@
 # cgroup removed, and a new tenant of the same weight created: every
 # other second the tenant that holds gvt (debugfs tenant_dump's holder=1),
 # on purpose, else the oldest. In each 5 s window, the tenants that
-# completed I/O before it began and are still there at its end are
-# compared: each one's share of the bytes its fio completed in the window
-# (fio's completion log, one line per I/O: counted outside the scheduler,
-# at completion; not io.stat's, which counts bios at submission and moves
-# with the queue a tenant holds at the window's edges) is within 10 % of
-# its weight's share, in every window with two such tenants or more (at
-# least 2/3 of the windows have). Every request is 4 KiB, a write or one
-# of fio's verify reads (each 64 writes read back), and on this device
-# each takes the same time: the bytes are the device time. Printed beside
-# it: the share the scheduler charged (io.fairnvme.stat's charged; the
-# cost model prices reads and writes apart, t21 learned 421 and 359 us on
-# 6.1, 407 and 528 us on 6.12, so the two can differ by a few points; in
-# CI's two runs with charged asserted, the worst window was 5.0 % charged
-# and 4.8 % by requests).
+# dispatched before it began and are still there at its end are compared:
+# each one's share of what the scheduler dispatched to them, as it charged
+# it (io.fairnvme.stat's charged: what reached the device, not io.stat's,
+# which counts bios at submission and moves with the queue a tenant holds
+# at the window's edges), is within 10 % of its weight's share, in every
+# window with two such tenants or more (at least 2/3 of the windows have).
+# Charged, not requests: fio's verify reads back each 64 writes, and the
+# cost model prices reads and writes apart (t21 learned 421 and 359 us on
+# 6.1, 407 and 528 us on 6.12); by requests, a window whose virtual times
+# moved within 1 % of the weights was 6 % off (the share by requests is
+# printed too; in CI's two runs after this change, the worst window was
+# 5.0 % charged and 4.8 % by requests).
+# Printed beside it, to replace it (issue 34: a share counted outside the
+# scheduler): each tenant's share of the bytes its fio completed in the
+# window, from its completion log (CLOCK_MONOTONIC, as the edges; every
+# request is 4 KiB and takes the same time on this device, so bytes are
+# device time). In its first runs every window kept within 10 % by it too,
+# but a newcomer's first window came out 8.1 % (6.1) and 8.2 % (6.12)
+# under its weight's share where the scheduler's requests were 1 % and 3 %
+# off: that gap is to be understood before it is asserted.
 # Also: gvt advances in every window; no fio reported an error (a verify
 # error among them); every cgroup could be removed once empty.
 #
@@ -347,19 +353,19 @@ sbad=""
 nwin=0
 k=0
 while [ $k -lt $NWIN ]; do
-	r=$(fioshares $k)
-	# what the scheduler charged, and its requests (printed only)
+	r=$(shares "$W/snap$k" "$W/snap$((k + 1))")
+	# what fio completed (printed only, for now: see the header)
 	# shellcheck disable=SC2046
-	cworst=$(set -- $(shares "$W/snap$k" "$W/snap$((k + 1))"); echo "$3 % (requests $4 %)")
+	fworst=$(set -- $(fioshares $k); echo "$3 % over $2 tenants")
 	# shellcheck disable=SC2086
 	set -- $r
-	nb=$1 nt=$2 worst=$3
-	shift 3
+	nb=$1 nt=$2 worst=$3 qworst=$4
+	shift 4
 	ms=$(($(cat "$W/ms$((k + 1))") - $(cat "$W/ms$k")))
 	# shellcheck disable=SC2046
 	cpu=$(set -- $(cat "$W/cpu$k" "$W/cpu$((k + 1))"); fcalc "100 * ($3 - $1) / ($3 - $1 + $4 - $2)")
 	iops=$(fcalc "1000 * ($(cat "$W/ios$((k + 1))") - $(cat "$W/ios$k")) / $ms")
-	diag "window $k ($ms ms, guest CPU busy ${cpu%.*} %, device ${iops%.*} IOPS): $nt tenants, worst $worst % (the scheduler's charged $cworst), completed=share/due:$*"
+	diag "window $k ($ms ms, guest CPU busy ${cpu%.*} %, device ${iops%.*} IOPS): $nt tenants, worst $worst % (by requests $qworst %; by what fio completed $fworst), requests=share/due:$*"
 	g0=$(cat "$W/gvt$k") g1=$(cat "$W/gvt$((k + 1))")
 	[ "$g1" -gt "$g0" ] || gbad="$gbad $k($g0->$g1)"
 	if [ "$nt" -ge 2 ]; then
@@ -380,11 +386,11 @@ done
 # newest tenant (the gvt holder), so some windows have one tenant only.
 assert_ge "windows with 2 tenants or more to compare" "$nwin" $((NWIN * 2 / 3))
 if timing_off; then
-	skip "shares of the I/O fio completed within 10 % of the weights in every such window" "no shares on a debug kernel (timing=0)"
+	skip "charged shares within 10 % of the weights in every such window" "no shares on a debug kernel (timing=0)"
 elif [ -z "$sbad" ] && [ "$nwin" -gt 0 ]; then
-	ok "shares of the I/O fio completed within 10 % of the weights in every such window ($nwin)"
+	ok "charged shares within 10 % of the weights in every such window ($nwin)"
 else
-	not_ok "shares of the I/O fio completed within 10 % of the weights in every such window" "not in window(s):$sbad"
+	not_ok "charged shares within 10 % of the weights in every such window" "not in window(s):$sbad"
 fi
 if [ -z "$gbad" ]; then
 	ok "gvt advanced in every window ($(cat "$W/gvt0") -> $(cat "$W/gvt$NWIN"))"
