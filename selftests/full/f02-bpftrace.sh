@@ -116,9 +116,9 @@ check "fio ran for both tenants" test "$bad" = 0
 check "latency: a read histogram per tenant" both latency '^@read_us\[' '\]:'
 check "classes: dispatches per class per tenant" \
 	both classes '^@(urgent|high|medium|low)\[' '\]: [0-9]+'
-check "states: a state change line per tenant, with its cgroup path" \
-	sh -c "grep -qE '^[0-9]+ +$maj,$min +$ida +[a-z]+ +-> +[a-z]+ .*/A\$' '$W/states.out' &&
-	       grep -qE '^[0-9]+ +$maj,$min +$idb +[a-z]+ +-> +[a-z]+ .*/B\$' '$W/states.out'"
+check "states: each tenant's change to idle once fio ended, with its cgroup path" \
+	sh -c "grep -qE '^[0-9]+ +$maj,$min +$ida +[a-z]+ +-> +idle .*/A\$' '$W/states.out' &&
+	       grep -qE '^[0-9]+ +$maj,$min +$idb +[a-z]+ +-> +idle .*/B\$' '$W/states.out'"
 check "hl: the tenants' dispatches per class beside the H/L ratio" \
 	both hl '^@class_of_tenant\[' ', [123]\]: [0-9]+'
 check "shares: dispatches per tenant" both shares '^@reqs\[' '\]: [0-9]+'

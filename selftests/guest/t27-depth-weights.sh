@@ -22,7 +22,7 @@
 # kept it was 0.05 to 0.13 above on 6.12 (7 rounds) and 0.13 to 0.23 on
 # 6.1 (4 rounds); 0.005 below in a round that kept one (before a trial
 # had to pass over FNV_PROBE_HALF_NR periods). Printed: the same under
-# mq-deadline. The time's rule with its target fixed (dev_target_us =
+# mq-deadline, with fnv.args=peers=1. The time's rule with its target fixed (dev_target_us =
 # twice dev_floor_us) is not the reference: it may take the depth down to
 # 1, and gave 0.73 to 0.75 to the weight-300 tenant on 6.12, at three
 # quarters of the IOPS.
@@ -82,10 +82,12 @@ while [ "$r" -le "$ROUNDS" ]; do
 	hs=$(t27_run "round $r, dev_target_us=0" 0) && [ -n "$hs" ] &&
 		[ "$(tenant_rc lo)" = 0 ] && [ "$(tenant_rc hi)" = 0 ] || refbad=1
 	deep=$(fcalc "$deep + ${hs:-0}")
-	set_sched "$dev" mq-deadline
-	# shellcheck disable=SC2086
-	tenants_run "$dev" "$RT" "$ARGS" $TENANTS
-	diag "round $r, mq-deadline: hi's share $(tenant_share hi $TENANTS), $(tenants_total_iops $TENANTS) IOPS"
+	for s in $(peer_scheds mq-deadline); do
+		set_sched "$dev" "$s"
+		# shellcheck disable=SC2086
+		tenants_run "$dev" "$RT" "$ARGS" $TENANTS
+		diag "round $r, $s: hi's share $(tenant_share hi $TENANTS), $(tenants_total_iops $TENANTS) IOPS"
+	done
 	r=$((r + 1))
 done
 def=$(fcalc "$def / $ROUNDS")
