@@ -21,7 +21,7 @@
  * fails) the depth goes back and the next trial waits FNV_PROBE_WAIT periods, twice as
  * long after each further failure (up to FNV_PROBE_WAIT_MAX); a first
  * window that gained 17/16 but not 9/8 is tried again after
- * FNV_PROBE_RETRY periods, once. A kept
+ * FNV_PROBE_RETRY periods, once per step of the backoff. A kept
  * depth is tried by half after FNV_PROBE_KEEP periods, and at once again
  * after a half that kept 15/16 of max_inflight's rate over
  * FNV_PROBE_HALF_NR periods: the depth comes down to the least that loses
@@ -197,14 +197,14 @@ static u32 fnv_probe_judge(struct fnv_dprobe *pr, u32 dmin)
 			pr->keep_left = FNV_PROBE_KEEP;
 			pr->keep_next = FNV_PROBE_KEEP;
 			pr->wait_next = FNV_PROBE_WAIT;
-		} else if (!pr->retry && pr->trial.n <= FNV_PROBE_MAX_NR &&
+		} else if (!pr->retry && pr->first &&
 			   fnv_rate_ge(&pr->trial, &pr->base, 17, 16) &&
 			   !fnv_rate_ge(&pr->trial, &pr->base, 9, 8) &&
 			   fnv_rate_fair(&pr->trial, &pr->base, true)) {
 			/*
 			 * A first window that gained 17/16 but not 9/8, and
-			 * kept the weights' effect: once, the next trial
-			 * comes soon. Under TCG one window's
+			 * kept the weights' effect: the next trial comes soon,
+			 * once per step of the backoff. Under TCG one window's
 			 * rate is off by a tenth: a trial gained 1.10 in its
 			 * window where the run at max_inflight gained 1.32,
 			 * and the next trial, 200 periods on, came after the

@@ -21,7 +21,7 @@
  * periods before the first trial at
  * max_inflight, after one that gained nothing (doubled each time, up to
  * FNV_PROBE_WAIT_MAX), after a first window that gained 17/16 but not 9/8
- * (once: FNV_PROBE_RETRY); the periods before a kept depth is tried by half
+ * (once per step of that backoff: FNV_PROBE_RETRY); the periods before a kept depth is tried by half
  * (doubled after each half that lost rate, up to FNV_PROBE_KEEP_MAX);
  * the periods a trial that keeps must keep it for (one window's rate was
  * off by a tenth under TCG, and halves kept on one window each took t26's
@@ -30,7 +30,8 @@
  * A trial at max_inflight makes a request wait behind that many at a
  * device that queues them: at 2000 IOPS and the defaults, about 0.8 s
  * (one that fails its first window) each 320 s once the trials keep
- * failing, 0.25 % of the time.
+ * failing, 0.25 % of the time; twice that where each first window comes
+ * close to 9/8 (17/16 or more), and is tried again.
  */
 #define FNV_PROBE_NR		8U
 #define FNV_PROBE_MAX_NR	16U

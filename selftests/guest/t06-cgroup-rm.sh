@@ -108,11 +108,12 @@ if [ "$busy" -gt 0 ]; then
 else
 	not_ok "t06y has I/O queued before the kill" "busy=$busy dirty=${dirty}kB"
 fi
-# Y's dirty pages (tens of MB, below the background threshold) would be
-# written back only when they expire, 30 s on: a sync, from the root
-# cgroup, has the flusher issue them now, on behalf of Y, so that they
-# are still queued when Y goes (thousands of 4 KiB writes, seconds at
-# 2000 IOPS).
+# Y's dirty pages (up to dirty_bytes, 32 MB) are written back in the
+# background at the flusher's pace, and Y went once with none of it
+# queued (1 run in 7): a sync, from the root cgroup, has the flusher
+# issue them all now, on behalf of Y, so that they are still queued when
+# Y goes (thousands of 4 KiB writes, seconds at 2000 IOPS). Nothing else
+# does I/O on the device then: the tags still busy are Y's writeback.
 sync &
 psync=$!
 sleep 0.2

@@ -79,13 +79,16 @@ static void drive(struct fnv_dprobe *pr, struct run *r, rate_fn f,
 	int i;
 
 	for (i = 0; i < periods; i++) {
-		double rate = f(r->d) * (1 + jitter * noise());
+		double rate;
 		bool limited = r->d < r->need;
-		u64 nr = (u64)(rate * per / 1e6 / 4);
+		u64 nr;
 		unsigned int want = r->d, prev = r->d;
 		struct fnv_dperiod p;
 
+		/* before f(): the rate functions read it */
 		lim_run = r->d == lim ? lim_run + 1 : 0;
+		rate = f(r->d) * (1 + jitter * noise());
+		nr = (u64)(rate * per / 1e6 / 4);
 		/* a mark starts the caller's fairness over (fnv_adapt_depth()) */
 		if (pr->mark) {
 			pr->mark = false;
@@ -487,8 +490,8 @@ static void test_fair_weak(void)
 	seed = 13;
 	drive(&pr, &r, grows, 600, 0.05, LIM);
 	tap_ok(r.d == DMIN && !pr.keep && pr.nr_up >= 1 && !pr.nr_kept,
-	       "weights' effect 0.14 held, 0.04 deep after a first window of 0.3: %u trials, none kept (depth %u)",
-	       pr.nr_up, r.d);
+	       "weights' effect 0.14 held, 0.04 deep after a first window of 0.3: %u trials, %u kept (depth %u)",
+	       pr.nr_up, pr.nr_kept, r.d);
 }
 
 /*
@@ -512,6 +515,13 @@ static double gain_110(unsigned int d)
 	return d < LIM ? 2000 : 2200;
 }
 
+static double fades(unsigned int d)
+{
+	if (d < LIM)
+		return 2000;
+	return lim_run <= FNV_PROBE_NR ? 2700 : 1500;
+}
+
 static void test_retry(void)
 {
 	struct fnv_dprobe pr;
@@ -522,16 +532,24 @@ static void test_retry(void)
 	seed = 17;
 	drive(&pr, &r, unlucky_first, 200, 0.02, LIM);
 	tap_ok(pr.nr_up == 2 && pr.nr_kept == 1 && r.d == LIM,
-	       "a first window at 1.09 by chance: tried again at once, kept (%u of %u, depth %u)",
-	       pr.nr_kept, pr.nr_up, r.d);
+	       "a first window at 1.09 by chance: tried again %u periods on, kept (%u of %u, depth %u)",
+	       FNV_PROBE_RETRY, pr.nr_kept, pr.nr_up, r.d);
 	fresh(&pr);
 	r.d = DMIN;
 	r.at_lim = 0;
 	drive(&pr, &r, gain_110, 600, 0, LIM);
 	tap_ok(pr.nr_up == 4 && !pr.nr_kept && r.d == DMIN &&
 	       r.at_lim <= 4 * FNV_PROBE_MAX_NR,
-	       "1.10 at max_inflight: a trial and one soon after, then the backoff (%u trials in 600 periods, at max_inflight %u, depth %u)",
+	       "1.10 at max_inflight: a trial and one soon after, per step of the backoff (%u trials in 600 periods, at max_inflight %u, depth %u)",
 	       pr.nr_up, r.at_lim, r.d);
+	/* one that passed its first window and lost later: the backoff */
+	fresh(&pr);
+	r.d = DMIN;
+	drive(&pr, &r, fades, FNV_PROBE_FIRST + FNV_PROBE_HALF_NR, 0, LIM);
+	tap_ok(pr.nr_up == 1 && !pr.nr_kept && !pr.retry &&
+	       pr.wait > FNV_PROBE_RETRY,
+	       "1.35 in the first window, 0.75 after: no quick retry (wait %u periods)",
+	       pr.wait);
 }
 
 /* a failed trial goes back to where it came from, a rule above dmin */

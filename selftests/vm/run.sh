@@ -84,7 +84,12 @@ case "$TIMEOUT" in *[!0-9]*) echo "run.sh: --timeout needs seconds" >&2; exit 2 
 # hung script is killed by the guest and the others still run.
 selected() {
 	local b t
-	[ -z "$TESTS" ] && return 0
+	if [ -z "$TESTS" ]; then
+		# "# fnv-extended" scripts: only with fnv.args extended=1
+		case ",${FNV_GUEST_ARGS:-}," in *,extended=1,*) return 0 ;; esac
+		! grep -q '^# fnv-extended' "$1"
+		return
+	fi
 	b=$(basename "$1" .sh)
 	for t in ${TESTS//,/ }; do
 		case "$b" in "$t" | "$t"-*) return 0 ;; esac

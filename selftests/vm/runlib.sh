@@ -87,18 +87,6 @@ no_cmdline_record() {
 	return 0
 }
 
-# fresh_scheds: every disk a test left on fairnvme goes back to none, so
-# that each test starts from a new instance at the defaults (writing the
-# name of the scheduler in force keeps its instance and its tunables)
-fresh_scheds() {
-	for _q in /sys/block/*/queue/scheduler; do
-		grep -q '\[fairnvme\]' "$_q" 2>/dev/null || continue
-		echo none >"$_q" 2>/dev/null ||
-			echo "# FNV: cannot take $_q back to none"
-	done
-	return 0
-}
-
 # run_one NAME FILE: run a script in its own session with a time limit
 # (its "# fnv-timeout: SEC" line, else FNV_TEST_TIMEOUT, times
 # FNV_TIMEOUT_SCALE), then kill whatever it left behind (background fio
@@ -108,12 +96,23 @@ fresh_scheds() {
 run_one() {
 	_name=$1 _file=$2
 	no_cmdline_record
-	fresh_scheds
 	_lim=$(sed -n 's/^# fnv-timeout: *\([0-9][0-9]*\).*/\1/p' "$_file" | head -n 1)
 	_lim=$((${_lim:-$FNV_TEST_TIMEOUT} * FNV_TIMEOUT_SCALE))
 	echo "FNV-TEST-BEGIN $_name"
 	_t0=$(cut -d. -f1 /proc/uptime)
-	(cd /tmp && exec setsid sh "$_file") </dev/null &
+	# Every disk a test left on fairnvme goes back to none first, so that
+	# each test starts from a new instance at the defaults (writing the
+	# name of the scheduler in force keeps its instance and tunables);
+	# in the script's session, under its time limit: a switch that hangs
+	# is the script's failure.
+	# shellcheck disable=SC2016
+	(cd /tmp && exec setsid sh -c '
+		for q in /sys/block/*/queue/scheduler; do
+			grep -q "\[fairnvme\]" "$q" 2>/dev/null || continue
+			echo none >"$q" 2>/dev/null ||
+				echo "# FNV: cannot take $q back to none"
+		done
+		exec sh "$0"' "$_file") </dev/null &
 	_pid=$!
 	_timed_out=0
 	while kill -0 "$_pid" 2>/dev/null; do
