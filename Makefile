@@ -8,8 +8,9 @@
 #                        (install-tools: PREFIX, SYSTEMD_UNITDIR, DESTDIR)
 #   make check           unit tests in user space, then the guest tests on
 #                        6.1, the systemd guest's (guest-full) on 6.1, then
-#                        the guest tests on 6.12 (guest-tests2),
-#                        then t01 with the modules DKMS builds (guest-dkms)
+#                        both on 6.12 (guest-tests2, guest-full2), then t01
+#                        with the modules DKMS builds (guest-dkms); one
+#                        case per feature and kernel (check-extended: all)
 #   make check-extended  check with every case, the peers and the long
 #                        runs (FNV_GUEST_ARGS=peers=1,extended=1)
 #   make unit            unit tests only
@@ -187,6 +188,7 @@ check: deps
 	$(MAKE) guest-tests
 	$(MAKE) guest-full
 	$(MAKE) guest-tests2
+	$(MAKE) guest-full2
 	$(MAKE) guest-dkms
 
 # Every case, the peers and the long runs: check with the guests' printed

@@ -172,8 +172,8 @@ majmin=$(cat "/sys/block/$dev/dev")
 # outside the scheduler: its reads and writes from io.stat (blk-cgroup's
 # count), each priced as fnvssd's configuration makes it hold the device:
 # a 16 KiB read (one page) a die for t_read_us and its channel for
-# t_xfer_us, a 16 KiB FUA write the channel for t_xfer_us and a die for
-# t_prog_us
+# t_xfer_us, a 16 KiB FUA write a die for t_xfer_us + t_prog_us (data in,
+# then program: Documentation/fnvssd.rst)
 cfg=$SSD_CFS/t24
 t_rd=$(($(cat "$cfg/t_read_us") + $(cat "$cfg/t_xfer_us")))
 t_wr=$(($(cat "$cfg/t_prog_us") + $(cat "$cfg/t_xfer_us")))
