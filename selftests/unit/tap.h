@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A minimal TAP producer for the fairnvme unit tests, in the output format
- * of the kernel's tools/testing/selftests/kselftest.h: "TAP version 13", the
- * plan, one line per test point ("ok N - desc", "not ok N - desc",
- * "ok N - desc # SKIP reason"), then a "# Totals:" line.
+ * of the kernel's tools/testing/selftests/kselftest.h: "TAP version 13" and
+ * the plan first (ksft_print_header, ksft_set_plan), one line per test
+ * point ("ok N - desc", "not ok N - desc", "ok N - desc # SKIP reason"),
+ * then a "# Totals:" line.
  *
- * The tests are loops over cases whose number is only known once they ran,
- * so the points are collected in memory and printed, plan first, by
- * tap_done(). Diagnostics (tap_diag) and anything a test prints itself go
- * to stdout as they happen, as TAP comments; a test that crashes before
- * tap_done() prints no plan, which the runner (run-tap.sh) reports as a
- * failure.
+ * A test declares its number of points up front, tap_plan(N) at the start
+ * of main, before any point; N is counted from the test's code (a loop's
+ * points from its bounds), never from a run. Points and diagnostics
+ * (tap_diag) are printed as they happen, line-buffered, so a test that
+ * crashes leaves the plan and the points it got to: the runner
+ * (run-tap.sh) sees fewer points than planned and fails it. tap_done()
+ * fails a test (exit status 1, "# Planned N tests but ran M") whose points
+ * do not match its plan.
  */
 #ifndef FNV_TAP_H
 #define FNV_TAP_H
@@ -21,51 +24,49 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int tap_n, tap_failed, tap_skipped;
-static char *tap_buf;
-static size_t tap_len, tap_cap;
+#define TAP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-static inline void tap_vappend(const char *fmt, va_list ap)
+static int tap_planned = -1, tap_n, tap_failed, tap_skipped;
+
+/* "Bail out!": a broken test program, not a failed point */
+static inline void tap_bail(const char *why)
 {
-	va_list aq;
-	int n;
-
-	va_copy(aq, ap);
-	n = vsnprintf(NULL, 0, fmt, aq);
-	va_end(aq);
-	if (n < 0)
-		abort();
-	if (tap_len + n + 1 > tap_cap) {
-		tap_cap = (tap_len + n + 1) * 2;
-		tap_buf = realloc(tap_buf, tap_cap);
-		if (!tap_buf)
-			abort();
-	}
-	vsnprintf(tap_buf + tap_len, n + 1, fmt, ap);
-	tap_len += n;
+	printf("Bail out! %s\n", why);
+	fflush(stdout);
+	exit(1);
 }
 
-static inline void tap_append(const char *fmt, ...)
+/* The header and the plan: @n points follow. Once, before any point. */
+static inline void tap_plan(int n)
 {
-	va_list ap;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (tap_planned >= 0 || tap_n)
+		tap_bail("tap_plan() after the plan or a point");
+	if (n < 0)
+		tap_bail("tap_plan() of a negative number of points");
+	tap_planned = n;
+	printf("TAP version 13\n1..%d\n", n);
+}
 
-	va_start(ap, fmt);
-	tap_vappend(fmt, ap);
-	va_end(ap);
+static inline void tap_point(void)
+{
+	if (tap_planned < 0)
+		tap_bail("a test point before tap_plan()");
+	tap_n++;
 }
 
 static inline void tap_result(int pass, const char *fmt, ...)
 {
 	va_list ap;
 
-	tap_n++;
+	tap_point();
 	if (!pass)
 		tap_failed++;
-	tap_append("%sok %d - ", pass ? "" : "not ", tap_n);
+	printf("%sok %d - ", pass ? "" : "not ", tap_n);
 	va_start(ap, fmt);
-	tap_vappend(fmt, ap);
+	vprintf(fmt, ap);
 	va_end(ap);
-	tap_append("\n");
+	printf("\n");
 }
 
 /* A point that could not run: a missing prerequisite, not a failure. */
@@ -73,13 +74,13 @@ static inline void tap_skip(const char *reason, const char *fmt, ...)
 {
 	va_list ap;
 
-	tap_n++;
+	tap_point();
 	tap_skipped++;
-	tap_append("ok %d - ", tap_n);
+	printf("ok %d - ", tap_n);
 	va_start(ap, fmt);
-	tap_vappend(fmt, ap);
+	vprintf(fmt, ap);
 	va_end(ap);
-	tap_append(" # SKIP %s\n", reason);
+	printf(" # SKIP %s\n", reason);
 }
 
 /* A "# ..." comment among the points, in order. */
@@ -87,11 +88,11 @@ static inline void tap_diag(const char *fmt, ...)
 {
 	va_list ap;
 
-	tap_append("# ");
+	printf("# ");
 	va_start(ap, fmt);
-	tap_vappend(fmt, ap);
+	vprintf(fmt, ap);
 	va_end(ap);
-	tap_append("\n");
+	printf("\n");
 }
 
 /* @got within @tol (relative) of @want */
@@ -105,18 +106,20 @@ static inline void tap_near(double got, double want, double tol, const char *wha
 
 #define tap_ok(cond, ...) tap_result(!!(cond), __VA_ARGS__)
 
+/* The totals; the exit status: 1 if a point failed or the plan was not kept */
 static inline int tap_done(void)
 {
 	int passed = tap_n - tap_failed - tap_skipped;
+	int kept = tap_planned == tap_n;
 
-	printf("TAP version 13\n1..%d\n", tap_n);
-	if (tap_len)
-		fwrite(tap_buf, 1, tap_len, stdout);
-	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
-	       passed, tap_failed, tap_skipped);
+	if (tap_planned < 0)
+		tap_bail("tap_done() without tap_plan()");
+	if (!kept)
+		printf("# Planned %d tests but ran %d\n", tap_planned, tap_n);
+	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:%d\n",
+	       passed, tap_failed, tap_skipped, !kept);
 	fflush(stdout);
-	free(tap_buf);
-	return tap_failed ? 1 : 0;
+	return tap_failed || !kept ? 1 : 0;
 }
 
 #endif

@@ -97,19 +97,21 @@ static void test_two_weights(void)
 	tap_near(sim_share(&sm, 0), 0.5, 0.01, "100:100 share of first flow");
 }
 
+/* test_four_weights' flows: one point each */
+static const u32 four_w[] = { 800, 600, 400, 200 };
+
 static void test_four_weights(void)
 {
-	static const u32 w[] = { 800, 600, 400, 200 };
-	static const u64 c[] = { 8192, 8192, 8192, 8192 };
-	static const double want[] = { 0.4, 0.3, 0.2, 0.1 };
+	static const u64 c[TAP_ARRAY_SIZE(four_w)] = { 8192, 8192, 8192, 8192 };
+	static const double want[TAP_ARRAY_SIZE(four_w)] = { 0.4, 0.3, 0.2, 0.1 };
 	struct sim sm;
 	char what[64];
 	int i;
 
-	sim_init(&sm, 2 << 20, 4, w, c);
+	sim_init(&sm, 2 << 20, TAP_ARRAY_SIZE(four_w), four_w, c);
 	sim_run(&sm, 400000);
-	for (i = 0; i < 4; i++) {
-		snprintf(what, sizeof(what), "800:600:400:200 share of %u", w[i]);
+	for (i = 0; i < (int)TAP_ARRAY_SIZE(four_w); i++) {
+		snprintf(what, sizeof(what), "800:600:400:200 share of %u", four_w[i]);
 		tap_near(sim_share(&sm, i), want[i], 0.01, what);
 	}
 }
@@ -496,6 +498,21 @@ static void test_vtime(void)
 
 int main(void)
 {
+	tap_plan(1 +				/* test_empty */
+		 4 +				/* test_two_weights */
+		 TAP_ARRAY_SIZE(four_w) +	/* test_four_weights */
+		 1 +				/* test_mixed_sizes */
+		 2 +				/* test_extreme_weights */
+		 2 +				/* test_single_flow */
+		 2 +				/* test_debt_bounded */
+		 1 +				/* test_refill_when_all_spent */
+		 4 +				/* test_churn */
+		 1 +				/* test_return_same_cycle */
+		 1 +				/* test_no_hoarding */
+		 2 +				/* test_weight_change */
+		 7 +				/* test_quantum_arith */
+		 6 +				/* test_closed_loop */
+		 1);				/* test_vtime */
 	test_empty();
 	test_two_weights();
 	test_four_weights();

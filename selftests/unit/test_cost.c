@@ -205,6 +205,16 @@ static void test_time_ns(void)
 
 int main(void)
 {
+	tap_plan(3 +		/* test_untrained */
+		 3 +		/* test_command_bound */
+		 3 +		/* test_bytes_bound */
+		 4 +		/* test_mixed */
+		 2 +		/* test_one_size */
+		 2 +		/* test_writes_only */
+		 1 +		/* test_converges */
+		 1 +		/* test_quiet */
+		 2 +		/* test_noise_and_range */
+		 5);		/* test_time_ns */
 	test_untrained();
 	test_command_bound();
 	test_bytes_bound();

@@ -857,13 +857,17 @@ static void test_sim(void)
  * worst window was 22 % off (38 % at depth 64); with the scan, 0.6 %.
  * Also a deeper device and a coarser tau_l.
  */
+static const struct { int depth; u64 tau_l; } sim_scan_cfg[] = {
+	{ 32, 128 }, { 64, 128 }, { 64, 2048 },
+};
+
+/* one point a configuration, one more for the first without the scan */
+#define SIM_SCAN_POINTS (TAP_ARRAY_SIZE(sim_scan_cfg) + 1)
+
 static void test_sim_scan(void)
 {
 	const u32 w[] = { 100, 200, 300, 400, 500, 600, 700, 800 };
 	const u32 sz[] = { 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096 };
-	const struct { int depth; u64 tau_l; } cfg[] = {
-		{ 32, 128 }, { 64, 128 }, { 64, 2048 },
-	};
 	struct sim m = {
 		.nf = 8, .wt = w, .size = sz,
 		.anchor = 400, .period = 4000, .win = 20000,
@@ -871,14 +875,14 @@ static void test_sim_scan(void)
 	};
 	unsigned int i;
 
-	for (i = 0; i < sizeof(cfg) / sizeof(cfg[0]); i++) {
-		m.depth = cfg[i].depth;
-		m.tau_l = cfg[i].tau_l << D2FQ_VT_SHIFT;
+	for (i = 0; i < TAP_ARRAY_SIZE(sim_scan_cfg); i++) {
+		m.depth = sim_scan_cfg[i].depth;
+		m.tau_l = sim_scan_cfg[i].tau_l << D2FQ_VT_SHIFT;
 		m.no_scan = false;
 		simulate(&m);
 		tap_ok(m.worst <= 0.05 && m.hl < D2FQ_HL_MAX,
 		       "sim 8 flows, depth %d, tau_l %llu: worst window %.3f <= 0.05 off the weights, H/L %u",
-		       m.depth, (unsigned long long)cfg[i].tau_l, m.worst,
+		       m.depth, (unsigned long long)sim_scan_cfg[i].tau_l, m.worst,
 		       m.hl);
 		m.no_scan = true;
 		simulate(&m);
@@ -1290,6 +1294,23 @@ static void test_unpick(void)
 
 int main(void)
 {
+	tap_plan(7 +			/* test_vt */
+		 20 +			/* test_gvt_seq */
+		 6 +			/* test_gvt_threads */
+		 7 +			/* test_eq1 */
+		 11 +			/* test_eq23 */
+		 10 +			/* test_period */
+		 9 +			/* test_arb */
+		 10 +			/* test_park */
+		 6 +			/* test_hold */
+		 3 +			/* test_park_qd1 */
+		 6 +			/* test_unpick */
+		 8 +			/* test_scan */
+		 9 +			/* test_sim */
+		 SIM_SCAN_POINTS +	/* test_sim_scan */
+		 1 +			/* test_sim_churn */
+		 4 +			/* test_restart */
+		 2);			/* test_sim_churn_drain */
 	test_vt();
 	test_gvt_seq();
 	test_gvt_threads();

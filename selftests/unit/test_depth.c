@@ -651,6 +651,27 @@ static void test_keep_calm(void)
 
 int main(void)
 {
+	tap_plan(4 +		/* test_flat */
+		 1 +		/* test_flat_noisy */
+		 3 +		/* test_knee */
+		 2 +		/* test_grows */
+		 2 +		/* test_dither */
+		 1 +		/* test_noisy_halves */
+		 1 +		/* test_not_limited */
+		 1 +		/* test_lim_lowered */
+		 2 +		/* test_solo */
+		 1 +		/* test_reset */
+		 1 +		/* test_keep_released */
+		 2 +		/* test_demand_fits */
+		 2 +		/* test_large */
+		 3 +		/* test_fairness */
+		 1 +		/* test_fair_later */
+		 1 +		/* test_fair_weak */
+		 3 +		/* test_retry */
+		 1 +		/* test_back */
+		 1 +		/* test_late */
+		 1 +		/* test_keep_calm */
+		 1);		/* test_mark */
 	test_flat();
 	test_flat_noisy();
 	test_knee();

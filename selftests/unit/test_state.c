@@ -464,6 +464,15 @@ static void test_eq567(void)
 
 int main(void)
 {
+	tap_plan(1 +		/* test_classify */
+		 8 +		/* test_eq34 */
+		 11 +		/* test_algorithm1 */
+		 3 +		/* test_signal */
+		 5 +		/* test_head_scale */
+		 7 +		/* test_pooling */
+		 6 +		/* test_backlog */
+		 5 +		/* test_costs */
+		 11);		/* test_eq567 */
 	test_classify();
 	test_eq34();
 	test_algorithm1();

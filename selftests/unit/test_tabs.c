@@ -958,6 +958,18 @@ static void test_regoal(void)
 
 int main(void)
 {
+	tap_plan(2 +		/* test_params */
+		 18 +		/* test_phases */
+		 8 +		/* test_throttle */
+		 10 +		/* test_no_deadlock */
+		 12 +		/* test_feedback_sim */
+		 10 +		/* test_equations */
+		 4 +		/* test_alpha_carry */
+		 5 +		/* test_demand */
+		 6 +		/* test_regoal */
+		 11 +		/* test_bwmax_auto */
+		 6 +		/* test_done_restart */
+		 17);		/* test_edges */
 	test_params();
 	test_phases();
 	test_throttle();
