@@ -21,7 +21,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True
 sys.path.insert(0, HERE)
-from taptool import diag, failed, ok, plan  # noqa: E402
+from taptool import diag, done, ok, plan, skip  # noqa: E402
 
 TOOL = os.path.join(HERE, "fairnvme-blknotes")
 MAGIC = 0x65617407
@@ -88,8 +88,10 @@ ok(cut.returncode == 1 and b"cut short" in cut.stderr,
 
 bp = shutil.which("blkparse")
 if not bp:
-    print("ok 7 # SKIP no blkparse (apt-get install blktrace)")
-    print("ok 8 # SKIP no blkparse")
+    skip("no blkparse (apt-get install blktrace)",
+         "blkparse shows the root's note through the filter")
+    skip("no blkparse",
+         "blkparse shows the cgroup's note, with its id, through the filter")
 else:
     raw = run(STREAM, [bp, "-i", "-"]).stdout.decode(errors="replace")
     out = run(r.stdout, [bp, "-i", "-"]).stdout.decode(errors="replace")
@@ -102,4 +104,4 @@ else:
        "blkparse shows the root's note through the filter")
     ok(" m   N [cgid 4242] fairnvme eff_weight 100->150" in out,
        "blkparse shows the cgroup's note, with its id, through the filter")
-sys.exit(1 if failed() else 0)
+sys.exit(done())

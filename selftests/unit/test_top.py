@@ -25,7 +25,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True
 sys.path.insert(0, HERE)
-from taptool import diag, failed, load, ok, plan, tool_path  # noqa: E402
+from taptool import diag, done, failed, load, ok, plan, tool_path  # noqa: E402
 
 TOOL = tool_path("fairnvme-top")
 
@@ -342,7 +342,7 @@ def main():
            "text says gone, JSON leaves the device out")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return 1 if failed() else 0
+    return done()
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True
 sys.path.insert(0, HERE)
-from taptool import failed, load, ok, plan  # noqa: E402
+from taptool import done, load, ok, plan  # noqa: E402
 
 W = load("fairnvme-weightd")
 
@@ -144,7 +144,7 @@ def main():
         ok(th.is_alive(), "the daemon is still running after all of it")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return 1 if failed() else 0
+    return done()
 
 
 if __name__ == "__main__":
