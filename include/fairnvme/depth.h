@@ -18,10 +18,10 @@
  * periods and FNV_PROBE_MIN_NR sampled completions, at most
  * FNV_PROBE_MAX_NR periods: under TCG a 4-period window's rate was off by
  * a tenth often enough to fail a trial that gained 30 %); the limited
- * periods before the first trial at
- * max_inflight, after one that gained nothing (doubled each time, up to
- * FNV_PROBE_WAIT_MAX), after a first window that gained 17/16 but not 9/8
- * (once per step of that backoff: FNV_PROBE_RETRY); the periods before a kept depth is tried by half
+ * periods before the first trial at max_inflight, after one that gained
+ * nothing (doubled each time, up to FNV_PROBE_WAIT_MAX), after a first
+ * window that gained 17/16 but not 9/8 (once per step of that backoff:
+ * FNV_PROBE_RETRY); the periods before a kept depth is tried by half
  * (doubled after each half that lost rate, up to FNV_PROBE_KEEP_MAX);
  * the periods a trial that keeps must keep it for (one window's rate was
  * off by a tenth under TCG, and halves kept on one window each took t26's

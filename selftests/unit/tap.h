@@ -41,9 +41,9 @@ static inline void tap_plan(int n)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (tap_planned >= 0 || tap_n)
-		tap_bail("tap_plan() after the plan or a point");
+		tap_bail("the plan after the plan or a point");
 	if (n < 0)
-		tap_bail("tap_plan() of a negative number of points");
+		tap_bail("a plan of a negative number of points");
 	tap_planned = n;
 	printf("TAP version 13\n1..%d\n", n);
 }
@@ -51,7 +51,7 @@ static inline void tap_plan(int n)
 static inline void tap_point(void)
 {
 	if (tap_planned < 0)
-		tap_bail("a test point before tap_plan()");
+		tap_bail("a test point before the plan");
 	tap_n++;
 }
 
@@ -113,7 +113,7 @@ static inline int tap_done(void)
 	int kept = tap_planned == tap_n;
 
 	if (tap_planned < 0)
-		tap_bail("tap_done() without tap_plan()");
+		tap_bail("the end without a plan");
 	if (!kept)
 		printf("# Planned %d tests but ran %d\n", tap_planned, tap_n);
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:%d\n",
