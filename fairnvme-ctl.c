@@ -278,9 +278,18 @@ static bool fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, u64 nr,
 		want = clamp(want, 1U, lim);
 		fd->dprobe.set = want;
 		WRITE_ONCE(fd->hold_depth, min(r, want));
-		/* fnv_held()'s slot: from a depth the trials kept, if so */
+		/*
+		 * fnv_held()'s slot: from a depth the trials kept, or the one
+		 * an upward trial is trying: it must measure what keeping its
+		 * depth would give. At the time's slot (1 at depth 2 to 7)
+		 * t26's 64 QD1 readers held each other back, and trials
+		 * gained 1.10 to 1.13 where max_inflight with its own slot
+		 * gained 1.32 to 1.75 (6.1 and 6.12). A half keeps the
+		 * time's slot, as before.
+		 */
 		WRITE_ONCE(fd->slot_depth,
-			   !fd->dprobe.to && want == fd->dprobe.keep ?
+			   (fd->dprobe.to && fd->dprobe.up) ||
+			   (!fd->dprobe.to && want == fd->dprobe.keep) ?
 			   want : min(r, want));
 	} else {
 		fd->dprobe.set = 0;	/* the trials start over with auto */

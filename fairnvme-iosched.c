@@ -146,7 +146,8 @@
  * FUA writes) get room beside the depth, estimated each period from their
  * completions (Little's law). For grace_us after a synchronous tenant's
  * last completion, tenants ahead of it in vt dispatch only below a quarter
- * of hold_depth, or of a depth the trials kept. Asynchronous requests may
+ * of hold_depth, or of a depth the trials kept or try upwards. Asynchronous
+ * requests may
  * take 3/4 of the scheduler tags; once 3/4 of nr_requests are in use, a
  * tenant over its weight's share of them (8 at least; the root cgroup's
  * aside) gets only the first eighth of each tag word. Writeback
@@ -901,10 +902,10 @@ static struct request *fnv_urgent_next(struct fnv_data *fd)
  * completed (it is about to send the next, and its completions come that
  * close while it keeps going), a tenant ahead of it in virtual time may
  * have requests at the device only while fewer than a quarter of the depth
- * by device time (hold_depth: not a deeper one a rate trial is trying,
- * depth.c; one at least) are there, or of a deeper depth the trials kept
- * (slot_depth): the device, or the host, serves that many faster in
- * parallel, as measured; four tenants of 16 QD1 readers each, whose queues
+ * by device time (hold_depth; one at least) are there, or of a deeper
+ * depth the trials kept or are trying (slot_depth, depth.c): the device,
+ * or the host, serves that many faster in parallel, as measured, and a
+ * trial measures what keeping its depth would give; four tenants of 16 QD1 readers each, whose queues
  * ran dry for moments under TCG, held each other back at a slot of 1 and
  * lost 10 % of the IOPS at a kept depth of 32 (t26). Once it has caught
  * up, or gone quiet, the others have the whole depth again: the shares
