@@ -23,14 +23,10 @@
 # moved within 1 % of the weights was 6 % off (the share by requests is
 # printed too; in CI's two runs after this change, the worst window was
 # 5.0 % charged and 4.8 % by requests).
-# Printed beside it, to replace it (issue 34: a share counted outside the
-# scheduler): each tenant's share of the bytes its fio completed in the
-# window, from its completion log (CLOCK_MONOTONIC, as the edges; every
-# request is 4 KiB and takes the same time on this device, so bytes are
-# device time). Not asserted yet: its first runs (which, computed before
-# fio had written its logs, saw only the tenants already stopped) showed a
-# newcomer's first window 8.1 % (6.1) and 8.2 % (6.12) under its weight's
-# share where the scheduler's requests were 1 % and 3 % off.
+# (Issue 34 asks for a share counted outside the scheduler. Each fio
+# logging its completions, one line per I/O, did it, but cost the guest's
+# CPU: a 300 tenant's queue ran dry and its window came out 12 % short,
+# by the scheduler's count too, on 6.12. To be done another way.)
 # Also: gvt advances in every window; no fio reported an error (a verify
 # error among them); every cgroup could be removed once empty.
 #
@@ -116,8 +112,6 @@ start_tenant() {
 			--rw=randwrite --bs=4k --direct=1 --ioengine=libaio \
 			--iodepth=32 --nice=-10 --verify=crc32c --verify_backlog=64 \
 			--verify_fatal=1 --verify_dump=0 --randseed=$n \
-			--write_lat_log="$W/$_t" --log_avg_msec=0 \
-			--log_alternate_epoch=1 --log_alternate_epoch_clock_id=1 \
 			--time_based --runtime=$((RT + 60)) 2>"$W/$_t.err"
 		echo $? >"$W/$_t.rc"
 	) &
@@ -185,7 +179,6 @@ snap() {
 	fnv_dbg "$dev" tenant_dump >"$W/tdump$1"
 	fnv_dbg "$dev" gvt >"$W/gvt$1"
 	now_ms >"$W/ms$1"
-	cp "$W/live" "$W/live$1"
 	# the guest's CPU (jiffies: busy idle) and the device's completed I/Os
 	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6 }' /proc/stat >"$W/cpu$1"
 	awk '{ print $1 + $5 }' "/sys/block/$dev/stat" >"$W/ios$1"
@@ -306,47 +299,6 @@ shares() {
 		}' "$1" "$2"
 }
 
-# completed K: "tenant bytes" each tenant's fio completed in window K
-# (between the snapshots K and K + 1), from its completion log (one line
-# per I/O: CLOCK_MONOTONIC ms, as now_ms counts, latency, direction,
-# bytes), for the tenants live at both edges whose first completion came
-# before the window: counted by fio, outside the scheduler. On this
-# device every request is 4 KiB and it takes as long as any other (1000
-# IOPS and 4 MiB/s), so the bytes are its device time.
-completed() {
-	_e0=$(cat "$W/ms$1") _e1=$(cat "$W/ms$(($1 + 1))")
-	# shellcheck disable=SC2046
-	for _t in $(awk '{ print $1 }' "$W/live$1"); do
-		grep -q "^$_t " "$W/live$(($1 + 1))" || continue
-		awk -F', *' -v a="$_e0" -v b="$_e1" -v t="$_t" '
-			NR == 1 && $1 + 0 > a + 0 { late = 1; exit }
-			$1 + 0 > a + 0 && $1 + 0 <= b + 0 { s += $4 }
-			$1 + 0 > b + 0 { exit }
-			END { if (NR && !late) printf "%s %d\n", t, s }' "$W/${_t}_clat.1.log" 2>/dev/null
-	done
-}
-
-# fioshares K: as shares, from what fio completed in window K (the tenants
-# with their weights from $W/live K)
-fioshares() {
-	completed "$1" | awk -v tol=10 '
-		function off(got, due) { return (got - due) / due * 100 }
-		function abs(x) { return x < 0 ? -x : x }
-		FNR == NR { w[$1] = $2; next }
-		($1 in w) { n++; name[n] = $1; b[n] = $2; sb += $2; sw += w[$1] }
-		END {
-			bad = 0; worst = 0; s = ""
-			for (i = 1; i <= n; i++) {
-				e = w[name[i]] / sw; m = sb ? b[i] / sb : 0
-				dv = off(m, e)
-				if (abs(dv) > tol) bad++
-				if (abs(dv) > abs(worst)) worst = dv
-				s = s sprintf(" %s(%d):%d=%.3f/%.3f", name[i], w[name[i]], b[i] / 4096, m, e)
-			}
-			printf "%d %d %.1f%s\n", bad, n, worst, s
-		}' "$W/live$1" -
-}
-
 # each window: the tenants present at both of its edges, completing before it
 gbad=""
 sbad=""
@@ -397,14 +349,6 @@ fi
 
 for t in $(awk '{ print $1 }' "$W/live"); do stop_tenant "$t"; done
 wait
-# what fio completed in each window (printed only, for now: see the
-# header), once every fio has ended: fio writes its logs as it exits
-k=0
-while [ $k -lt $NWIN ]; do
-	# shellcheck disable=SC2046
-	diag "window $k by what fio completed: $(set -- $(fioshares $k); echo "$2 tenants, worst $3 %:"; shift 3; echo "$*")"
-	k=$((k + 1))
-done
 # every tenant stopped on SIGTERM (none killed) and reported, without error
 bad=""
 nall=0
