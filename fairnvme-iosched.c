@@ -903,11 +903,12 @@ static struct request *fnv_urgent_next(struct fnv_data *fd)
  * close while it keeps going), a tenant ahead of it in virtual time may
  * have requests at the device only while fewer than a quarter of the depth
  * by device time (hold_depth; one at least) are there, or of a deeper
- * depth the trials kept or are trying (slot_depth, depth.c): the device,
- * or the host, serves that many faster in parallel, as measured, and a
- * trial measures what keeping its depth would give; four tenants of 16 QD1 readers each, whose queues
- * ran dry for moments under TCG, held each other back at a slot of 1 and
- * lost 10 % of the IOPS at a kept depth of 32 (t26). Once it has caught
+ * depth the trials kept or try upwards (slot_depth, depth.c): the
+ * device, or the host, serves that many faster in parallel, as measured,
+ * and a trial measures what keeping its depth would give; four tenants of
+ * 16 QD1 readers each, whose queues ran dry for moments under TCG, held
+ * each other back at a slot of 1 and lost 10 % of the IOPS at a kept depth
+ * of 32 (t26). Once it has caught
  * up, or gone quiet, the others have the whole depth again: the shares
  * follow the weights. The
  * depth follows the device, and a completion runs the queue again: the
