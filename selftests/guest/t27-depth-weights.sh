@@ -13,7 +13,7 @@
 # for the guest's CPUs under TCG, more so on 6.12).
 #
 # Asserted at the defaults (nothing written to queue/iosched), in each of
-# FNV_T27_ROUNDS (2) rounds: a trial at max_inflight came (the first after
+# FNV_T27_ROUNDS (2; 4 in check-extended) rounds: a trial at max_inflight came (the first after
 # 10 s of requests held back, within fio's 14 s ramp) and was not kept
 # (debugfs depth_trials: up >= 1, kept 0). Over the rounds, the weight-300
 # tenant's mean share at the defaults is above its share at
@@ -29,7 +29,10 @@
 . /tests/lib.sh
 
 RT=${FNV_T27_RUNTIME:-8}
-ROUNDS=${FNV_T27_ROUNDS:-2}
+# check-extended (fnv.args extended=1): 4 rounds, a longer run
+ROUNDS=2
+[ "${FNV_extended:-0}" = 1 ] && ROUNDS=4
+ROUNDS=${FNV_T27_ROUNDS:-$ROUNDS}
 ARGS="--rw=randread --bs=4k --direct=1 --ioengine=psync --numjobs=32 --ramp_time=14 --randrepeat=0"
 TENANTS="lo hi"
 
