@@ -5,27 +5,27 @@
 # The rate trials of the automatic depth (t26) keep a deeper queue only if
 # the weights keep their shares: at a deep queue the device, not the
 # scheduler, orders the requests. On t26's null_blk (each request completed
-# by a timer after 20 us), tenants of weights 100 and 300, 32 O_DIRECT QD1
-# 4 KiB random readers each: max_inflight completed about 25 % more than
-# the time's depth and gave the weight-300 tenant 0.48 to 0.53 of the IOPS
-# (mq-deadline the same), where the time's depth gave it 0.64 to 0.74 on
-# 6.1 and 0.56 to 0.63 on 6.12 (0.75 due; the QD1 readers' threads wait
-# for the guest's CPUs under TCG, more so on 6.12).
+# by a timer after 20 us), tenants of weights 100 and 300, each two libaio
+# readers of 4 KiB at iodepth 16 (32 requests a tenant, always queued):
+# max_inflight completed 1.2 to 2.4 times the time's depth's IOPS and gave
+# the weight-300 tenant 0.51 to 0.58 of them (mq-deadline 0.48 to 0.51),
+# where the time's depth gave it 0.73 to 0.75 (0.75 due) on 6.1 and 6.12.
+# The tenants were 32 QD1 psync readers each before: their threads waited
+# for the guest's two CPUs under TCG, so a tenant's queue was often empty
+# and no depth could give the weights their effect (0.12 of it at the
+# time's depth on a CI machine's 6.12, 0.19 at max_inflight): a trial kept
+# there was right, and the test's premise was the guest's CPU.
 #
 # Asserted at the defaults (nothing written to queue/iosched), in each of
-# FNV_T27_ROUNDS (2; 4 in check-extended) rounds: a trial at max_inflight came (the first after
-# 10 s of requests held back, within fio's 14 s ramp) and was not kept
-# (debugfs depth_trials: up >= 1, kept 0). Over the rounds, the weight-300
-# tenant's mean share at the defaults is above its share at
-# dev_target_us=0 (the depth fixed at max_inflight, what a kept trial
-# gives: written only as that reference) by 0.03 or more. With no trial
-# kept it was 0.05 to 0.13 above on 6.12 (7 rounds) and 0.13 to 0.23 on
-# 6.1 (4 rounds); 0.005 below in a round that kept one (before a trial
-# had to pass over FNV_PROBE_HALF_NR periods). Printed: the same under
-# mq-deadline, with fnv.args=peers=1. The time's rule with its target fixed (dev_target_us =
-# twice dev_floor_us) is not the reference: it may take the depth down to
-# 1, and gave 0.73 to 0.75 to the weight-300 tenant on 6.12, at three
-# quarters of the IOPS.
+# FNV_T27_ROUNDS (2; 4 in check-extended) rounds: a trial at max_inflight
+# came (the first after 10 s of requests held back, within fio's 14 s
+# ramp) and was not kept (debugfs depth_trials: up >= 1, kept 0). Over
+# the rounds, the weight-300 tenant's mean share at the defaults is above
+# its share at dev_target_us=0 (the depth fixed at max_inflight, what a
+# kept trial gives: written only as that reference) by 0.1 or more: it was
+# 0.17 above on 6.1 and 0.23 on 6.12 (2 rounds each), and a kept trial
+# takes it to 0. Printed: the same under mq-deadline, with
+# fnv.args=peers=1.
 . /tests/lib.sh
 
 RT=${FNV_T27_RUNTIME:-8}
@@ -33,7 +33,7 @@ RT=${FNV_T27_RUNTIME:-8}
 ROUNDS=2
 [ "${FNV_extended:-0}" = 1 ] && ROUNDS=4
 ROUNDS=${FNV_T27_ROUNDS:-$ROUNDS}
-ARGS="--rw=randread --bs=4k --direct=1 --ioengine=psync --numjobs=32 --ramp_time=14 --randrepeat=0"
+ARGS="--rw=randread --bs=4k --direct=1 --ioengine=libaio --iodepth=16 --numjobs=2 --ramp_time=14 --randrepeat=0"
 TENANTS="lo hi"
 
 tap_plan $((ROUNDS + 4))
@@ -97,8 +97,8 @@ def=$(fcalc "$def / $ROUNDS")
 deep=$(fcalc "$deep / $ROUNDS")
 diag "weight-300 share, mean of $ROUNDS rounds: defaults $def, dev_target_us=0 $deep"
 if [ "$refbad" = 0 ]; then
-	assert_ge "weight-300 share at the defaults, against dev_target_us=0's $deep + 0.03" \
-		"$def" "$(fcalc "$deep + 0.03")"
+	assert_ge "weight-300 share at the defaults, against dev_target_us=0's $deep + 0.1" \
+		"$def" "$(fcalc "$deep + 0.1")"
 else
 	not_ok "weight-300 share at the defaults, against dev_target_us=0's" \
 		"a run at dev_target_us=0 failed"
