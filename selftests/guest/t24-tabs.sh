@@ -7,9 +7,11 @@
 # printed only, with fnv.args=peers=1: lib.sh's peer_scheds). The
 # workers are the TABS paper's (Table 2): 16 KiB random readers and
 # writers with libaio, direct; writers with sync=1, so their writes carry
-# FUA; queue depth 16 each (what the guest sustains). Workloads 1w1r,
-# 1w2r, 2w1r, 3w1r, 1w3r, all workers in one cgroup, so that only TABS
-# tells reads from FUA writes. BWmax per type is measured alone under none
+# FUA; queue depth 16 each (what the guest sustains). Workloads 1w1r and
+# 3w1r in ./run check, and 1w2r, 2w1r, 1w3r too in check-extended (each
+# of the five 0.88 to 0.99 under fairnvme, 0.26 to 0.28 under none, in
+# four runs on 6.12), all workers in one cgroup, so that only TABS tells
+# reads from FUA writes. BWmax per type is measured alone under none
 # first (and each type alone under fairnvme, for BWmax auto); I_x is the
 # share of workers of type x (the paper's assumption).
 # The fairness factor is Eq. 2, inverted when above 1. Each run measures
@@ -103,7 +105,11 @@ bwmax_f=$(($(fio_kb "$W/alone.w" write) / RT))
 diag "BWmax alone (none): read $bwmax_r KiB/s, FUA write $bwmax_f KiB/s"
 check "BWmax measured (read $bwmax_r, FUA $bwmax_f KiB/s)" test "$bwmax_r" -gt 0 -a "$bwmax_f" -gt 0
 
-WL="1w1r 1w2r 2w1r 3w1r 1w3r"
+# ./run check: 1w1r and 3w1r (the readers against one and three FUA
+# writers); check-extended (fnv.args extended=1): all five
+WL="1w1r 3w1r"
+[ "${FNV_extended:-0}" = 1 ] && WL="1w1r 1w2r 2w1r 3w1r 1w3r"
+nwl=$(echo "$WL" | wc -w)
 for s in none $(peer_scheds mq-deadline) fairnvme; do
 	set_sched "$dev" "$s"
 	if [ "$s" = fairnvme ]; then
@@ -139,7 +145,7 @@ for s in none $(peer_scheds mq-deadline) fairnvme; do
 		eval "ff_${v}_$w=$x rd_${v}_$w=$r tot_${v}_$w=$((r + f))"
 		sum=$(fcalc "$sum + $x")
 	done
-	eval "mean_$(echo "$s" | tr - _)=$(fcalc "$sum / 5")"
+	eval "mean_$(echo "$s" | tr - _)=$(fcalc "$sum / $nwl")"
 	[ "$s" = fairnvme ] && diag "fairnvme: $(fnv_dbg "$dev" tabs | tr '\n' ' ')"
 done
 diag "alpha and phase each second, fairnvme 1w1r:"
@@ -148,14 +154,14 @@ sed 's/^/  /' "$W/alpha" | while read -r l; do diag "$l"; done
 diag "mean fairness factor: none $mean_none,${mean_mq_deadline:+ mq-deadline $mean_mq_deadline,} fairnvme $mean_fairnvme (TABS paper: 0.76, noop 0.18)"
 
 assert_ge "fairnvme: mean fairness factor" "$mean_fairnvme" 0.85
-lo=1 tn=0 tf=0
+lo=1 tn=0 tf=0 each=""
 for w in $WL; do
 	eval "x=\$ff_fairnvme_$w a=\$tot_none_$w b=\$tot_fairnvme_$w"
 	awk -v x="$x" 'BEGIN { exit !(x < 0.7) }' && lo=0
 	tn=$((tn + a)) tf=$((tf + b))
+	each="$each${each:+, }$w $x"
 done
-# shellcheck disable=SC2154
-check "fairnvme: each workload's fairness factor >= 0.7 (1w1r $ff_fairnvme_1w1r, 1w2r $ff_fairnvme_1w2r, 2w1r $ff_fairnvme_2w1r, 3w1r $ff_fairnvme_3w1r, 1w3r $ff_fairnvme_1w3r)" test "$lo" = 1
+check "fairnvme: each workload's fairness factor >= 0.7 ($each)" test "$lo" = 1
 assert_ge "fairnvme's mean fairness factor over none's" "$(ratio "$mean_fairnvme" "$mean_none")" 3
 # shellcheck disable=SC2154
 assert_ge "1w1r: readers' bandwidth, fairnvme over none" "$(ratio "$rd_fairnvme_1w1r" "$rd_none_1w1r")" 2
