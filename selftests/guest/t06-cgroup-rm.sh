@@ -5,9 +5,14 @@
 #     while I/O it issued is in flight; fio finishes without errors.
 #  B) rmdir of a populated cgroup fails with EBUSY; fio (direct + buffered
 #     writer) is killed with SIGKILL inside Y and Y is removed in a retry loop
-#     as soon as possible, while its requests (and its dirty pages' writeback)
-#     are still queued. The device then still works, also across a scheduler
-#     switch.
+#     as soon as possible. A killed aio process waits for its requests, so
+#     what Y may still have queued then is its writeback: the requests still
+#     holding tags are printed, not asserted (with 32 or 128 MB dirty, and a
+#     sync before the kill or none, Y went after the flusher had written it
+#     all: 1 run in 7 at 32 MB on 6.1, on the 6.12 debug kernel, and at
+#     128 MB, where the writeback delayed the dying readers' I/O, and Y went
+#     6 s after the kill). C asserts the writeback a removed cgroup leaves.
+#     The device then still works, also across a scheduler switch.
 #  C) the same with a buffered writer alone: the cgroup is gone while its
 #     dirty pages are still being written back on its behalf.
 # shellcheck source=selftests/guest/lib.sh disable=SC1091
