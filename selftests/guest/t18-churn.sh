@@ -212,14 +212,18 @@ snap() {
 	fioread "$1"
 }
 
-# nlines FILE: its fio result lines (shell builtins only)
-nlines() {
-	_c=0
-	[ -e "$1" ] || { echo 0; return; }
+# nlines_v FILE: its fio result lines in _nl (shell builtins only: at a
+# window's edge, where forks under TCG took seconds); nlines FILE prints it
+nlines_v() {
+	_nl=0
+	[ -e "$1" ] || return 0
 	while IFS= read -r _l; do
-		case $_l in "3;"*) _c=$((_c + 1)) ;; esac
+		case $_l in "3;"*) _nl=$((_nl + 1)) ;; esac
 	done <"$1"
-	echo "$_c"
+}
+nlines() {
+	nlines_v "$1"
+	echo "$_nl"
 }
 
 # fiosig K / fioread K: "name weight KiB" of every live tenant whose fio
@@ -239,23 +243,36 @@ fiosig() {
 		_c=0
 		while read -r _x; do _c=$((_c + 1)); done <"$CG_ROOT/$_ft/cgroup.procs"
 		[ "$_c" -ge 2 ] || continue
-		echo "$_ft $_w $(cat "$W/$_ft.pid") $(nlines "$W/$_ft.terse")" >>"$W/fsig$1"
+		read -r _p <"$W/$_ft.pid"
+		nlines_v "$W/$_ft.terse"
+		echo "$_ft $_w $_p $_nl" >>"$W/fsig$1"
 	done <"$W/live"
 	while read -r _ft _w _p _n; do
 		kill -USR1 "$_p" 2>/dev/null
 	done <"$W/fsig$1"
 }
-fioread() { # (not _t: wait_until counts in it)
-	: >"$W/fio$1"
-	while read -r _ft _w _p _n; do
-		wait_until 3 fio_more "$W/$_ft.terse" "$_n" || continue
-		_kb=$(grep '^3;' "$W/$_ft.terse" | sed -n "$((_n + 1))p" |
-			awk -F';' '{ print $6 + $47 }')
-		[ -n "$_kb" ] && echo "$_ft $_w $_kb" >>"$W/fio$1"
-	done <"$W/fsig$1"
-}
-fio_more() { # FILE N: FILE has more than N result lines
-	[ "$(nlines "$1")" -gt "$2" ]
+# each signalled tenant's line: the first result line after the _n it had
+fioread() {
+	_i=0
+	while [ $_i -lt 30 ]; do
+		_all=1
+		while read -r _ft _w _p _n; do
+			nlines_v "$W/$_ft.terse"
+			[ "$_nl" -gt "$_n" ] || _all=0
+		done <"$W/fsig$1"
+		[ $_all = 1 ] && break
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	awk -v dir="$W" '{
+		f = dir "/" $1 ".terse"; c = 0; kb = ""
+		while ((getline l < f) > 0)
+			if (l ~ /^3;/ && ++c == $4 + 1) {
+				split(l, a, ";"); kb = a[6] + a[47]
+			}
+		close(f)
+		if (kb != "") print $1, $2, kb
+	}' "$W/fsig$1" >"$W/fio$1"
 }
 
 # dump K: gvt, tau_l, the H/L ratio and the tenant dump at second K, kept
