@@ -101,7 +101,12 @@ trap cleanup EXIT
 : >"$W/live"
 : >"$W/killed"
 
-# start_tenant WEIGHT: a new tenant, its fio started at once
+# start_tenant WEIGHT: a new tenant, its fio started at once, in its own
+# 8 MiB of the device: slot n modulo 80 (960 MiB of its 1 GiB). The slots
+# come round every 80 tenants, long after their last owner stopped: 120 s
+# of churn (check-extended) starts about 127, and those past the device's
+# end (n * 12 MiB) did no I/O at all (kb=0: windows with no tenant, gvt
+# still).
 start_tenant() {
 	n=$((n + 1))
 	_t=t18n$n
@@ -115,7 +120,7 @@ start_tenant() {
 			shift; exec "$@"' "$CG_ROOT/$_t" "$W/$_t.pid" \
 			fio --eta=never --output-format=terse \
 			--terse-version=3 --output="$W/$_t.terse" --name="$_t" \
-			--filename="/dev/$dev" --offset=$((n * 12))M --size=8M \
+			--filename="/dev/$dev" --offset=$((n % 80 * 12))M --size=8M \
 			--rw=randwrite --bs=4k --direct=1 --ioengine=libaio \
 			--iodepth=32 --nice=-10 --verify=crc32c --verify_backlog=64 \
 			--verify_fatal=1 --verify_dump=0 --randseed=$n \
