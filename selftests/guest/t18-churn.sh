@@ -16,12 +16,13 @@
 # fio counts them (reads, its verify, and writes: on SIGUSR1 at each edge
 # fio appends its totals so far, and its run time, to its output), is
 # within 10 % of its weight's share, in every window with two such tenants
-# or more (at least 2/3 of the windows have). On this device a KiB read and a KiB written
-# take the same time (QEMU's bps-total binds: 4 MiB/s, 1000 IOPS at 4 KiB,
-# under its 2000 IOPS), so that is each tenant's share of the device's
-# time, counted outside the scheduler. Printed beside it: the worst window
-# by the scheduler's own count (io.fairnvme.stat's charged, and its
-# dispatched requests), which was this test's measure before: in CI's two
+# or more (at least 2/3 of the windows have). On this device a KiB read
+# and a KiB written take the same time (QEMU's bps-total binds: 4 MiB/s,
+# 1000 IOPS at 4 KiB, under its 2000 IOPS), so that is each tenant's share
+# of the device's time, counted outside the scheduler. Printed beside
+# it: the worst window by the scheduler's own count (io.fairnvme.stat's
+# charged, and its dispatched requests), which was this test's measure
+# before: in CI's two
 # runs before the change, the worst window was 5.0 % charged and 4.8 % by
 # requests. io.stat is not the measure: it counts bios at submission, and
 # moves with the 32 requests a tenant may hold queued at a window's edges.
@@ -86,6 +87,9 @@ fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_bw_dev) || tap_fail_rest "no bytes-bound nvme device"
 check "select fairnvme on $dev" set_sched "$dev" fairnvme
 majmin=$(cat "/sys/block/$dev/dev")
+# tenants' slots of 12 MiB (start_tenant), in 512-byte sectors
+NSLOT=$(($(cat "/sys/block/$dev/size") / 2048 / 12))
+[ "$NSLOT" -ge 20 ] || tap_fail_rest "$dev holds $NSLOT slots of 12 MiB, 20 needed"
 W="$FNV_WORK/t18"
 rm -rf "$W"
 mkdir -p "$W"
@@ -102,11 +106,13 @@ trap cleanup EXIT
 : >"$W/killed"
 
 # start_tenant WEIGHT: a new tenant, its fio started at once, in its own
-# 8 MiB of the device: slot n modulo 80 (960 MiB of its 1 GiB). The slots
-# come round every 80 tenants, long after their last owner stopped: 120 s
-# of churn (check-extended) starts about 127, and those past the device's
-# end (n * 12 MiB) did no I/O at all (kb=0: windows with no tenant, gvt
-# still).
+# 8 MiB of the device: slot n modulo the 12 MiB slots the device holds (85
+# on its 1 GiB; FNV_NVME_SIZE may change it). A slot comes round only
+# after as many starts, long after its last owner stopped (8 tenants are
+# live, the oldest removed every other second), and fio verifies only what
+# its own job wrote. 120 s of churn (check-extended) starts about 127
+# tenants: at n * 12 MiB, those from the 86th were past the device's end
+# and did no I/O (kb=0: windows with no tenant, gvt still).
 start_tenant() {
 	n=$((n + 1))
 	_t=t18n$n
@@ -120,7 +126,7 @@ start_tenant() {
 			shift; exec "$@"' "$CG_ROOT/$_t" "$W/$_t.pid" \
 			fio --eta=never --output-format=terse \
 			--terse-version=3 --output="$W/$_t.terse" --name="$_t" \
-			--filename="/dev/$dev" --offset=$((n % 80 * 12))M --size=8M \
+			--filename="/dev/$dev" --offset=$((n % NSLOT * 12))M --size=8M \
 			--rw=randwrite --bs=4k --direct=1 --ioengine=libaio \
 			--iodepth=32 --nice=-10 --verify=crc32c --verify_backlog=64 \
 			--verify_fatal=1 --verify_dump=0 --randseed=$n \
@@ -231,16 +237,17 @@ nlines() {
 	echo "$_nl"
 }
 
-# fiosig K / fioread K: "name weight KiB" of every live tenant whose fio
-# job runs, counted by fio: what completed, reads (its verify) and writes.
-# On SIGUSR1 fio appends its totals so far to its terse output; its
+# fiosig K / fioread K: "name weight KiB ms" of every live tenant whose fio
+# job runs, counted by fio: what completed, reads (its verify) and writes,
+# and its run time (fshares). On SIGUSR1 fio appends its totals so far to
+# its terse output; its
 # handlers are set before it forks its job (a SIGUSR1 before would kill
 # it), so only a tenant whose cgroup holds fio and its job is asked. The
 # signals go out in one loop of builtins, so that the tenants' edges are
 # one instant; each then has 3 s to write its line. On this device reads
 # and writes are priced alike (QEMU's bps-total: 4 MiB/s whatever the
 # direction; at 4 KiB the bytes bind, not the 2000 IOPS), so a tenant's
-# share of the KiB completed is its share of the device's time.
+# share of the KiB/s completed is its share of the device's time.
 fiosig() {
 	: >"$W/fsig$1"
 	while read -r _ft _w; do
@@ -274,7 +281,7 @@ fioread() {
 		while ((getline l < f) > 0)
 			if (l ~ /^3;/ && ++c == $4 + 1) {
 				split(l, a, ";"); kb = a[6] + a[47]
-				rt = a[9] > a[50] ? a[9] : a[50]
+				rt = a[9] + a[50]
 			}
 		close(f)
 		if (kb != "") print $1, $2, kb, rt
@@ -382,7 +389,9 @@ shares() {
 # over the tenants fio counted at both edges that had completed I/O
 # before the first. A share is of the tenants' rates, each its KiB over
 # its own time between its two dumps (fio's runtime, taken with the KiB
-# at the same instant): each fio dumps when its main thread gets to it,
+# at the same instant; for a write job with verify, the write run time
+# and, after a loop's closing verify, the read's): each fio dumps when its
+# helper thread gets to it,
 # up to a few hundred ms apart under TCG, and shares of KiB over those
 # skewed edges put the lightest tenant (155 requests in a window, 6.12)
 # 10.0 % short where the scheduler had dispatched its due (-0.4 %).
@@ -448,11 +457,11 @@ done
 # one tenant only.
 assert_ge "windows with 2 tenants or more to compare" "$nwin" $((NWIN * 2 / 3))
 if timing_off; then
-	skip "shares of the KiB fio completed within 10 % of the weights in every such window" "no shares on a debug kernel (timing=0)"
+	skip "shares of the KiB/s fio completed within 10 % of the weights in every such window" "no shares on a debug kernel (timing=0)"
 elif [ -z "$sbad" ] && [ "$nwin" -gt 0 ]; then
-	ok "shares of the KiB fio completed within 10 % of the weights in every such window ($nwin)"
+	ok "shares of the KiB/s fio completed within 10 % of the weights in every such window ($nwin)"
 else
-	not_ok "shares of the KiB fio completed within 10 % of the weights in every such window" "not in window(s):$sbad"
+	not_ok "shares of the KiB/s fio completed within 10 % of the weights in every such window" "not in window(s):$sbad"
 fi
 if [ -z "$gbad" ]; then
 	ok "gvt advanced in every window ($(cat "$W/gvt0") -> $(cat "$W/gvt$NWIN"))"
