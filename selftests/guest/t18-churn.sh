@@ -4,7 +4,7 @@
 #
 # Tenant churn, as on a host where containers come and go under I/O, at
 # the default tunables. Eight tenants, weights 100, 200, ..., 800, each a
-# cgroup writing 4 KiB blocks at depth 32 into its own 8 MiB of the
+# cgroup writing 4 KiB blocks at depth 32 into its own 40 MiB of the
 # bytes-bound NVMe (4 MiB/s: about 1000 IOPS at 4 KiB) with fio verify on
 # (crc32c, checked as it goes). Once a second for FNV_T18_RUNTIME (60;
 # 120 in check-extended) seconds one tenant is stopped and its cgroup
@@ -87,9 +87,11 @@ fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_bw_dev) || tap_fail_rest "no bytes-bound nvme device"
 check "select fairnvme on $dev" set_sched "$dev" fairnvme
 majmin=$(cat "/sys/block/$dev/dev")
-# tenants' slots of 12 MiB (start_tenant), in 512-byte sectors
-NSLOT=$(($(cat "/sys/block/$dev/size") / 2048 / 12))
-[ "$NSLOT" -ge 20 ] || tap_fail_rest "$dev holds $NSLOT slots of 12 MiB, 20 needed"
+# the tenants' 24 slots (start_tenant): SLOT MiB each, a region of
+# SLOT - 2 MiB written in each
+NSLOT=24
+SLOT=$(($(cat "/sys/block/$dev/size") / 2048 / NSLOT))
+[ "$SLOT" -ge 34 ] || tap_fail_rest "$dev holds $NSLOT slots of $SLOT MiB, 34 needed"
 W="$FNV_WORK/t18"
 rm -rf "$W"
 mkdir -p "$W"
@@ -106,13 +108,30 @@ trap cleanup EXIT
 : >"$W/killed"
 
 # start_tenant WEIGHT: a new tenant, its fio started at once, in its own
-# 8 MiB of the device: slot n modulo the 12 MiB slots the device holds (85
-# on its 1 GiB; FNV_NVME_SIZE may change it). A slot comes round only
-# after as many starts, long after its last owner stopped (8 tenants are
-# live, the oldest removed every other second), and fio verifies only what
-# its own job wrote. 120 s of churn (check-extended) starts about 127
-# tenants: at n * 12 MiB, those from the 86th were past the device's end
-# and did no I/O (kb=0: windows with no tenant, gvt still).
+# region of the device: slot n modulo 24 (42 MiB each on its 1 GiB, a
+# region of 40). A slot comes round only after 24 starts, long after its
+# last owner stopped: 8 tenants are live and the oldest is removed at
+# least every other second, so none lives past 16 starts; and fio
+# verifies only what its own job wrote (slots modulo the device: 120 s
+# of churn, check-extended, starts about 127 tenants).
+#
+# A region of 10240 blocks, where a tenant writes 4000 at most: fio's
+# random map (which makes each block written once a loop, and the verify
+# reads come in the writes' order) stays under half full. In regions of
+# 2048 a tenant 20 s old was near its loop's end, where the map finds few
+# blocks free and takes the next free one after each pick it had used:
+# its writes fell side by side and merged. Requests then carried more KiB
+# the older their tenant (one window, 6.12: a tenant 9 s old completed
+# 1109 I/Os of 4 KiB, counted by io.stat, in 918 requests; one 4 s old,
+# 210 in 195), and on this device, where the bytes bind, a request of 8
+# KiB takes twice the time of one of 4. The cost model charged a request
+# one command whatever its size (where every request is 4 KiB the cost
+# of a command and of its bytes cannot be told apart: issue 35), and the
+# first newcomer's first window came out 7 to 19 % short by fio's KiB
+# while its charge and its requests were within 2 and 5 %. This test is
+# of churn; mixed sizes are t20's. fio's other generator, an LFSR, keeps
+# no map and sorts the verify reads: 3000 merges in a window, not 300.
+# The merges in each window are printed.
 start_tenant() {
 	n=$((n + 1))
 	_t=t18n$n
@@ -126,7 +145,7 @@ start_tenant() {
 			shift; exec "$@"' "$CG_ROOT/$_t" "$W/$_t.pid" \
 			fio --eta=never --output-format=terse \
 			--terse-version=3 --output="$W/$_t.terse" --name="$_t" \
-			--filename="/dev/$dev" --offset=$((n % NSLOT * 12))M --size=8M \
+			--filename="/dev/$dev" --offset=$((n % NSLOT * SLOT))M --size=$((SLOT - 2))M \
 			--rw=randwrite --bs=4k --direct=1 --ioengine=libaio \
 			--iodepth=32 --nice=-10 --verify=crc32c --verify_backlog=64 \
 			--verify_fatal=1 --verify_dump=0 --randseed=$n \
@@ -201,7 +220,7 @@ snap() {
 	now_ms >"$W/ms$1"
 	# the guest's CPU (jiffies: busy idle) and the device's completed I/Os
 	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6 }' /proc/stat >"$W/cpu$1"
-	awk '{ print $1 + $5 }' "/sys/block/$dev/stat" >"$W/ios$1"
+	awk '{ print $1 + $5, $2 + $6 }' "/sys/block/$dev/stat" >"$W/ios$1"
 	awk 'FNR == 1 { f++ }
 	     f == 1 { name[$1] = $2; next }
 	     f == 2 {
@@ -385,23 +404,21 @@ shares() {
 		}' "$1" "$2"
 }
 
-# fshares FIO0 FIO1: "bad tenants worst% name(weight):KiB=share/due ..."
-# over the tenants fio counted at both edges that had completed I/O
+# fshares FIO0 FIO1: "bad tenants worst% name(weight):KiB/ms=share/due
+# ..." over the tenants fio counted at both edges that had completed I/O
 # before the first. A share is of the tenants' rates, each its KiB over
 # its own time between its two dumps (fio's runtime, taken with the KiB
 # at the same instant; for a write job with verify, the write run time
 # and, after a loop's closing verify, the read's): each fio dumps when its
-# helper thread gets to it,
-# up to a few hundred ms apart under TCG, and shares of KiB over those
-# skewed edges put the lightest tenant (155 requests in a window, 6.12)
-# 10.0 % short where the scheduler had dispatched its due (-0.4 %).
+# helper thread gets to it, up to a few hundred ms apart under TCG.
 fshares() {
 	awk -v tol=10 '
 		function abs(x) { return x < 0 ? -x : x }
 		FNR == NR { k0[$1] = $3; t0[$1] = $4; next }
 		($1 in k0) && k0[$1] > 0 && $4 > t0[$1] {
 			n++; name[n] = $1; w[n] = $2; sw += $2
-			k[n] = $3 - k0[$1]; r[n] = k[n] / ($4 - t0[$1]); sk += r[n]
+			k[n] = $3 - k0[$1]; d[n] = $4 - t0[$1]
+			r[n] = k[n] / d[n]; sk += r[n]
 		}
 		END {
 			bad = 0; worst = 0; s = ""
@@ -410,7 +427,7 @@ fshares() {
 				dev = (m - e) / e * 100
 				if (abs(dev) > tol) bad++
 				if (abs(dev) > abs(worst)) worst = dev
-				s = s sprintf(" %s(%d):%d=%.3f/%.3f", name[i], w[i], k[i], m, e)
+				s = s sprintf(" %s(%d):%d/%dms=%.3f/%.3f", name[i], w[i], k[i], d[i], m, e)
 			}
 			printf "%d %d %.1f%s\n", bad, n, worst, s
 		}' "$1" "$2"
@@ -426,6 +443,8 @@ while [ $k -lt $NWIN ]; do
 	# shellcheck disable=SC2086
 	set -- $r
 	worst=$3 qworst=$4
+	shift 4
+	sch="$*"
 	r=$(fshares "$W/fio$k" "$W/fio$((k + 1))")
 	# shellcheck disable=SC2086
 	set -- $r
@@ -434,8 +453,11 @@ while [ $k -lt $NWIN ]; do
 	ms=$(($(cat "$W/ms$((k + 1))") - $(cat "$W/ms$k")))
 	# shellcheck disable=SC2046
 	cpu=$(set -- $(cat "$W/cpu$k" "$W/cpu$((k + 1))"); fcalc "100 * ($3 - $1) / ($3 - $1 + $4 - $2)")
-	iops=$(fcalc "1000 * ($(cat "$W/ios$((k + 1))") - $(cat "$W/ios$k")) / $ms")
-	diag "window $k ($ms ms, guest CPU busy ${cpu%.*} %, device ${iops%.*} IOPS): $nt tenants, worst $fworst % by fio's KiB/s (charged $worst %, dispatched requests $qworst %), KiB=share/due:$*"
+	# shellcheck disable=SC2046
+	set -- $(cat "$W/ios$k" "$W/ios$((k + 1))") "$@"
+	iops=$(fcalc "1000 * ($3 - $1) / $ms") mrg=$(($4 - $2))
+	shift 4
+	diag "window $k ($ms ms, guest CPU busy ${cpu%.*} %, device ${iops%.*} IOPS, $mrg merged): $nt tenants, worst $fworst % by fio's KiB/s (charged $worst %, dispatched requests $qworst %), KiB/ms=share/due:$*"
 	g0=$(cat "$W/gvt$k") g1=$(cat "$W/gvt$((k + 1))")
 	[ "$g1" -gt "$g0" ] || gbad="$gbad $k($g0->$g1)"
 	if [ "$nt" -ge 2 ]; then
@@ -443,6 +465,7 @@ while [ $k -lt $NWIN ]; do
 		[ "$nb" = 0 ] || sbad="$sbad $k($fworst%)"
 	fi
 	if [ "$nb" != 0 ]; then
+		diag "window $k by the scheduler, requests=charged share/due:$sch"
 		# from the second before it (the first one has none)
 		for s in 0 1 2 3 4 5; do
 			[ -e "$W/dump$((k * 5 + s))" ] || continue
