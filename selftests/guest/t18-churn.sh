@@ -4,7 +4,7 @@
 #
 # Tenant churn, as on a host where containers come and go under I/O, at
 # the default tunables. Eight tenants, weights 100, 200, ..., 800, each a
-# cgroup writing 4 KiB blocks at depth 32 into its own 40 MiB of the
+# cgroup writing 4 KiB blocks at depth 32 into its own region of the
 # bytes-bound NVMe (4 MiB/s: about 1000 IOPS at 4 KiB) with fio verify on
 # (crc32c, checked as it goes). Once a second for FNV_T18_RUNTIME (60;
 # 120 in check-extended) seconds one tenant is stopped and its cgroup
@@ -88,10 +88,11 @@ dev=$(nvme_bw_dev) || tap_fail_rest "no bytes-bound nvme device"
 check "select fairnvme on $dev" set_sched "$dev" fairnvme
 majmin=$(cat "/sys/block/$dev/dev")
 # the tenants' 24 slots (start_tenant): SLOT MiB each, a region of
-# SLOT - 2 MiB written in each
+# SLOT - 2 MiB written in each, at least 40 (a device of 1008 MiB and
+# more: run.sh's FNV_NVME_SIZE, 1 GiB by default)
 NSLOT=24
 SLOT=$(($(cat "/sys/block/$dev/size") / 2048 / NSLOT))
-[ "$SLOT" -ge 34 ] || tap_fail_rest "$dev holds $NSLOT slots of $SLOT MiB, 34 needed"
+[ "$SLOT" -ge 42 ] || tap_fail_rest "$dev holds $NSLOT slots of $SLOT MiB, 42 MiB needed"
 W="$FNV_WORK/t18"
 rm -rf "$W"
 mkdir -p "$W"
@@ -112,12 +113,18 @@ trap cleanup EXIT
 # region of 40). A slot comes round only after 24 starts, long after its
 # last owner stopped: 8 tenants are live and the oldest is removed at
 # least every other second, so none lives past 16 starts; and fio
-# verifies only what its own job wrote (slots modulo the device: 120 s
-# of churn, check-extended, starts about 127 tenants).
+# verifies only what its own job wrote. (With a slot at n * 12 MiB, not
+# modulo, the 120 s of check-extended, about 127 tenants, went past the
+# device's end.)
 #
-# A region of 10240 blocks, where a tenant writes 4000 at most: fio's
+# A region of 10240 blocks (40 MiB) at least: a weight-800 tenant
+# writes about 114 blocks a second, and the eight first live 15 s and
+# up to 16 churn seconds, each 1 to 2 s of the guest's time as measured
+# (3 s at the budget's limit): 3600 to 5400 blocks, 7200 at most. fio's
 # random map (which makes each block written once a loop, and the verify
-# reads come in the writes' order) stays under half full. In regions of
+# reads come in the writes' order) stays under 3/4 full, where its next
+# free block after a used pick seldom lies next to another one queued. In
+# regions of
 # 2048 a tenant 20 s old was near its loop's end, where the map finds few
 # blocks free and takes the next free one after each pick it had used:
 # its writes fell side by side and merged. Requests then carried more KiB
@@ -130,8 +137,9 @@ trap cleanup EXIT
 # first newcomer's first window came out 7 to 19 % short by fio's KiB
 # while its charge and its requests were within 2 and 5 %. This test is
 # of churn; mixed sizes are t20's. fio's other generator, an LFSR, keeps
-# no map and sorts the verify reads: 3000 merges in a window, not 300.
-# The merges in each window are printed.
+# no map and sorts the verify reads: 3000 merges in a window, where the
+# random map in these regions gave 11 to 69. The merges in each window
+# are printed.
 start_tenant() {
 	n=$((n + 1))
 	_t=t18n$n
