@@ -31,7 +31,7 @@
 #   the guest still sees a volatile write cache and sends flushes and FUA
 #   writes, but QEMU does not turn them into the host's fdatasync, whose
 #   tens of milliseconds under load are not the emulated device's),
-#   FNV_NVME_SIZE (default 1G), FNV_SMP (2), FNV_MEM (2G), FNV_TEST_TIMEOUT
+#   FNV_NVME_SIZE (default 1G; t18 needs 1008M), FNV_SMP (2), FNV_MEM (2G), FNV_TEST_TIMEOUT
 #   (per-test guest timeout, default 420), FNV_QEMU_NICE (QEMU's nice value,
 #   default -10 as root), FNV_CMDLINE_EXTRA, FNV_GUEST_ARGS
 #   (k=v,k=v exported as FNV_k in the guest), FNV_KERNEL (the kernel image
