@@ -2,138 +2,351 @@
 /*
  * fairnvme: the device time a request costs.
  *
- * D2FQ's virtual time charged bytes. On a device bound by commands rather
- * than bytes that overcharges large requests: on the emulated NVMe limited
- * to 2000 commands/s a tenant reading 64 KiB sequentially among 4 KiB
- * tenants of equal weight was slowed 13.7 times against 2.5 to 5 for the
- * others. A request is charged instead by the device time it costs, a
- * linear model per type as blk-iocost's (a cost per command plus a cost
- * per byte), but measured rather than configured:
+ * A request is charged the device time it costs, per type (read, write), a
+ * linear model as blk-iocost's: a cost per command plus a cost per sector,
+ * measured rather than configured.
  *
- * - The samples: a sampled request's service time (the interval from the
- *   device's previous completion, or its own dispatch, to its completion:
- *   what the state controller learns its costs from too), with its size
- *   in sectors. The kernel sums them per tenant and type.
- * - The fit: each tenant's mean size and mean service time over a period
- *   is one point, weighted by its count, in sums that lose a quarter each
- *   period (a half-life of 2.4 periods: the model follows a device that
- *   changed within a second or two); a
- *   least-squares line through them gives the cost per command (the
- *   intercept) and per sector (the slope), clamped to be non-negative.
- *   Tenants that all use one size leave the slope undetermined: it is then
- *   0, which charges them per command, the same as per byte for one size.
- * - The unit: a 4 KiB read costs 8, the sectors it would cost under the
- *   bytes model, so tau_l keeps its unit (bytes of 4 KiB reads) and a
- *   device whose time is proportional to bytes is charged bytes: time-fair
- *   is byte-fair there.
- * - Until a type has had FNV_CM_MIN_NR samples in the sums it is charged
- *   as the other type, and with neither, by bytes; a type that goes quiet
- *   keeps its last fit.
+ * What is measured: windows of completed work, not a request's own time.
+ * A request's completion interval is its own time only on a device that
+ * serves one request at a time and in order. QEMU's throttle makes the
+ * request after a large one wait for its bytes, and an SSD serves many at
+ * once: there the intervals carry other requests' sizes, the slope of a fit
+ * through them came out 0, and every request was charged one command (a
+ * 64 KiB sequential reader took the device from 4 KiB tenants). A window
+ * does not care which request waited for which: while the device is busy,
  *
- * Limits: completion intervals are a request's own time on a device that
- * serves one request at a time; on one that serves many in parallel they
- * are its time over the parallelism, and overlapping requests of different
- * sizes make the slope look flatter than it is.
- * Commands other than reads and writes (discard,
- * write zeroes) are charged as one write command, whatever their size.
+ *   busy time = sum over types t of  a_t * commands_t + b_t * sectors_t
+ *
+ * for the work dispatched in it. Each control period is one window (one
+ * equation), if the device was busy for at least 3/4 of it with at least
+ * FNV_CM_MIN_NR commands: an idle device's time says nothing of its costs.
+ * The fit is least squares over the windows, in sums that lose 1/8 per
+ * window (the model follows a changed device in a second or two).
+ *
+ * Where the windows cannot tell a and b apart (every window dispatched the
+ * same mix), the prior decides: blk-iocost's default SSD model (its autop
+ * table: reads 488,636,629 B/s and 8,518 4 KiB IOPS, writes 427,891,549
+ * B/s and 21,940), whose 128 KiB read costs 3.2 times a 4 KiB one. The
+ * fit is kept as multiples z of the prior's coefficients, and a ridge of
+ * 1/1024 of each regressor's own sum pulls each z towards their common
+ * scale (the one multiple that fits the windows best): a direction the
+ * windows measure is theirs, one they do not keep the prior's ratios.
+ * Before the first window the prior's ratios are charged.
+ *
+ * The probe: under a fair scheduler the mix hardly changes from one window
+ * to the next, so the scheduler makes it change. Each period tilts the
+ * charge of the tenants whose mean request is larger than the window's by
+ * +1/4, the smaller ones' by -1/4, then the other way the next period;
+ * every other pair of periods tilts by the share of writes instead. A
+ * tenant's service over two periods is what its weight gives; the windows'
+ * mixes differ by about the tilt, enough for the fit (tilts of 1/4 found
+ * the cost of 128 KiB against 4 KiB within 5 % in simulation, where 1/8
+ * left it a third short). Only a window that counted (a busy device, where
+ * the order is the scheduler's) is followed by a tilt.
+ *
+ * The solve: the normal equations with the ridge, scaled to a unit
+ * diagonal, by Gaussian elimination in 1/2^30; a z that comes out negative
+ * is 0 and the others are solved for again (blk-iocost's model has no
+ * negative cost either), each z at most 4096 times the prior. The fit's
+ * residual, the rms error of a window's predicted busy time, and whether
+ * each type's sizes were told apart (else the prior's ratio) are in
+ * debugfs (cost_learned).
+ *
+ * The unit: a 4 KiB read costs 8, the sectors it would cost under the
+ * bytes model, so tau_l keeps its unit (bytes of 4 KiB reads) and a device
+ * whose time is proportional to bytes is charged bytes: time-fair is
+ * byte-fair there.
+ *
+ * Limits: the window counts what was dispatched in it, not what completed,
+ * so each window is off by what the device held at its edges (the depth's
+ * worth of requests; zero on average). On a device that serves many at
+ * once a window's busy time is its work over the parallelism the depth
+ * gives, for every request alike: only the ratios of the costs matter.
+ * Commands other than reads and writes (discard, write zeroes) are charged
+ * as one write command, whatever their size.
  */
+#include <linux/math.h>
 #include <linux/math64.h>
 #include <linux/limits.h>
 #include <linux/minmax.h>
 #include <fairnvme/cost.h>
 
-void fnv_cm_init(struct fnv_cm *m)
-{
-	int t;
+/*
+ * The prior, in 1/16 ns per command and per sector: blk-iocost's default
+ * SSD model. Reads: 512e9 / 488636629 = 1047.8 ns per sector, 1e9 / 8518
+ * = 117398 ns per 4 KiB read, less its 8 sectors: 109016 ns per command.
+ * Writes: 1196.6 ns per sector, 1e9 / 21940 - 9573 = 36006 ns per command.
+ */
+static const u64 fnv_cm_prior16[FNV_CM_NX] = {
+	109016 * 16, 16765, 36006 * 16, 19146
+};
 
-	*m = (struct fnv_cm){};
-	for (t = 0; t < FNV_CM_TYPES; t++)
-		m->c_sect[t] = 1U << FNV_CM_SHIFT;
-}
-
-void fnv_cm_add(struct fnv_cm *m, int t, u64 n, u64 sect, u64 svc_ns)
-{
-	struct fnv_cm_sums *s = &m->s[t];
-
-	u64 y;
-
-	if (!n)
-		return;
-	/* a mean service time over FNV_CM_SVC_MAX is a stall, not a cost */
-	y = min_t(u64, div64_u64(svc_ns, n), FNV_CM_SVC_MAX);
-	s->n += n << FNV_CM_N_SHIFT;
-	s->sx += sect;
-	s->sy += y * n;
-	s->sxy += sect * y;
-	s->sxx += sect * div64_u64(sect, n);
-}
-
-/* Fit one type: false while it has too few samples. */
-static bool fnv_cm_fit(struct fnv_cm *m, int t)
-{
-	const struct fnv_cm_sums *s = &m->s[t];
-	u64 xm, ym, var, ex2, exy, cov, b16 = 0;
-
-	if (s->n < (FNV_CM_MIN_NR << FNV_CM_N_SHIFT))
-		return false;
-	/* means (n is in 1/2^8), x in 1/256 sector */
-	xm = mul_u64_u64_div_u64(s->sx, 256 << FNV_CM_N_SHIFT, s->n);
-	ym = mul_u64_u64_div_u64(s->sy, 1 << FNV_CM_N_SHIFT, s->n);
-	ex2 = mul_u64_u64_div_u64(s->sxx, 1ULL << (16 + FNV_CM_N_SHIFT), s->n);
-	exy = mul_u64_u64_div_u64(s->sxy, 256 << FNV_CM_N_SHIFT, s->n);
-	var = ex2 > xm * xm ? ex2 - xm * xm : 0;
-	cov = exy > xm * ym ? exy - xm * ym : 0;
-	/*
-	 * One size (a spread under 1/8 of the mean): no slope to find. Else
-	 * slope = cov / var, in ns per sector, kept in 1/2^16 ns.
-	 */
-	if (var > (xm * xm >> 6) && cov)
-		b16 = mul_u64_u64_div_u64(cov, 256ULL << 16, var);
-	/* the intercept ym - b * xm, at least 0 */
-	if (mul_u64_u64_div_u64(b16, xm, 256ULL << 16) > ym)
-		b16 = mul_u64_u64_div_u64(ym, 256ULL << 16, max(xm, 1ULL));
-	m->sect_ns16[t] = b16;
-	m->cmd_ns[t] = ym - mul_u64_u64_div_u64(b16, xm, 256ULL << 16);
-	return true;
-}
-
-void fnv_cm_update(struct fnv_cm *m)
+static void fnv_cm_coef(struct fnv_cm *m)
 {
 	u64 ref16, c;
-	int t, r;
+	int t;
 
-	/* a type that goes quiet keeps its last fit */
-	for (t = 0; t < FNV_CM_TYPES; t++)
-		if (fnv_cm_fit(m, t))
-			m->known[t] = true;
-	/* the reference: a 4 KiB read, or a 4 KiB write if no read is known */
-	r = m->known[FNV_CM_READ] ? FNV_CM_READ : FNV_CM_WRITE;
-	ref16 = ((u64)m->cmd_ns[r] << 16) + m->sect_ns16[r] * FNV_CM_REF_SECT;
 	for (t = 0; t < FNV_CM_TYPES; t++) {
-		int k = m->known[t] ? t : r;
-
-		if (!m->known[r] || !ref16) {	/* bytes until known */
+		m->cmd_ns[t] = mul_u64_u64_shr(m->z16[2 * t],
+					       fnv_cm_prior16[2 * t], 20);
+		m->sect_ns16[t] = mul_u64_u64_shr(m->z16[2 * t + 1],
+						  fnv_cm_prior16[2 * t + 1], 4);
+	}
+	/* the reference: a 4 KiB read */
+	ref16 = (m->cmd_ns[FNV_CM_READ] << 16) +
+		m->sect_ns16[FNV_CM_READ] * FNV_CM_REF_SECT;
+	for (t = 0; t < FNV_CM_TYPES; t++) {
+		if (!ref16) {		/* a read costs nothing: bytes */
 			m->c_cmd[t] = 0;
 			m->c_sect[t] = 1U << FNV_CM_SHIFT;
 			continue;
 		}
 		/* (cmd * 8 / ref) << SHIFT, ref in 1/2^16 ns */
-		c = mul_u64_u64_div_u64(m->cmd_ns[k] << 16,
+		c = mul_u64_u64_div_u64(m->cmd_ns[t] << 16,
 					(u64)FNV_CM_REF_SECT << FNV_CM_SHIFT,
 					ref16);
 		m->c_cmd[t] = min_t(u64, c, U32_MAX);
-		c = mul_u64_u64_div_u64(m->sect_ns16[k],
+		c = mul_u64_u64_div_u64(m->sect_ns16[t],
 					(u64)FNV_CM_REF_SECT << FNV_CM_SHIFT,
 					ref16);
 		m->c_sect[t] = min_t(u64, c, U32_MAX);
 	}
-	for (t = 0; t < FNV_CM_TYPES; t++) {
-		struct fnv_cm_sums *s = &m->s[t];
+}
 
-		s->n -= s->n >> FNV_CM_DECAY_SHIFT;
-		s->sx -= s->sx >> FNV_CM_DECAY_SHIFT;
-		s->sy -= s->sy >> FNV_CM_DECAY_SHIFT;
-		s->sxy -= s->sxy >> FNV_CM_DECAY_SHIFT;
-		s->sxx -= s->sxx >> FNV_CM_DECAY_SHIFT;
+void fnv_cm_init(struct fnv_cm *m)
+{
+	int j;
+
+	*m = (struct fnv_cm){};
+	m->s16 = 1ULL << 16;
+	for (j = 0; j < FNV_CM_NX; j++)
+		m->z16[j] = 1ULL << 16;
+	fnv_cm_coef(m);
+}
+
+/* Count a window: false if it says nothing of the costs. */
+static bool fnv_cm_add(struct fnv_cm *m, const struct fnv_cm_win *w)
+{
+	u64 x[FNV_CM_NX], u[FNV_CM_NX], nr;
+	int i, j, t;
+
+	nr = w->nr[FNV_CM_READ] + w->nr[FNV_CM_WRITE];
+	if (nr < FNV_CM_MIN_NR || !w->busy_ns || w->busy_ns * 4 < w->dt_ns * 3)
+		return false;
+	for (t = 0; t < FNV_CM_TYPES; t++) {
+		x[2 * t] = w->nr[t];
+		x[2 * t + 1] = w->sect[t];
 	}
+	/* u: the prior's time for each regressor, over the busy time */
+	for (j = 0; j < FNV_CM_NX; j++)
+		u[j] = min(mul_u64_u64_div_u64(x[j], fnv_cm_prior16[j] <<
+					       (FNV_CM_U_SHIFT - 4),
+					       w->busy_ns), FNV_CM_U_MAX);
+	for (i = 0; i < FNV_CM_NX; i++) {
+		for (j = 0; j < FNV_CM_NX; j++)
+			m->a[i][j] += u[i] * u[j];
+		m->g[i] += u[i] << FNV_CM_U_SHIFT;
+	}
+	m->n += 1ULL << (2 * FNV_CM_U_SHIFT);
+	/* the tilt's reference */
+	m->win_sect16 = div64_u64((w->sect[0] + w->sect[1]) << 4, nr);
+	m->win_wr = div64_u64(w->nr[FNV_CM_WRITE] << 10, nr);
+	return true;
+}
+
+#define FNV_CM_BIT(j)	(1U << (j))
+
+/* @a * @b >> @sh, signed, through 128 bits */
+static s64 fnv_cm_mul(s64 a, s64 b, unsigned int sh)
+{
+	u64 r = mul_u64_u64_shr(a < 0 ? -(u64)a : (u64)a,
+				 b < 0 ? -(u64)b : (u64)b, sh);
+
+	return (a < 0) ^ (b < 0) ? -(s64)r : (s64)r;
+}
+
+/* @a << 30 / @d, signed (@d > 0) */
+static s64 fnv_cm_div(s64 a, s64 d)
+{
+	u64 r = mul_u64_u64_div_u64(a < 0 ? -(u64)a : (u64)a,
+				     1ULL << 30, d);
+
+	return a < 0 ? -(s64)r : (s64)r;
+}
+
+/*
+ * Solve (A + L) z = g + L s over the regressors in @free (the others are
+ * 0), L the ridge: A scaled to a unit diagonal (D^-1/2 (A + L) D^-1/2, in
+ * 1/2^30: every entry at most 1, every pivot at least the ridge's 1/1024),
+ * Gaussian elimination without pivoting (stable on a positive definite
+ * matrix), z back in 1/2^16. Returns the most negative free z's index
+ * (that z is 0), or -1.
+ */
+struct fnv_cm_sys {
+	u64 a[FNV_CM_NX][FNV_CM_NX];	/* the sums, scaled */
+	u64 g[FNV_CM_NX];
+	u64 lam[FNV_CM_NX];		/* the ridge */
+};
+
+static int fnv_cm_solve_set(const struct fnv_cm *m,
+			    const struct fnv_cm_sys *q, unsigned int free,
+			    u64 *z)
+{
+	const u64 *g = q->g, *lam = q->lam;
+	s64 mm[FNV_CM_NX][FNV_CM_NX], h[FNV_CM_NX], w[FNV_CM_NX];
+	u64 d[FNV_CM_NX];
+	int i, j, k, neg = -1;
+
+	for (j = 0; j < FNV_CM_NX; j++) {
+		z[j] = 0;
+		if (!(free & FNV_CM_BIT(j)))
+			continue;
+		/* sqrt(a_jj + l_j) in 1/2^16 */
+		d[j] = max(int_sqrt64((q->a[j][j] + lam[j]) << 32), 1U);
+		/* (g_j + l_j s) / sqrt(a_jj + l_j), in 1/2^16 */
+		h[j] = mul_u64_u64_div_u64((g[j] << 16) + lam[j] * m->s16,
+					   1ULL << 16, d[j]);
+	}
+	for (i = 0; i < FNV_CM_NX; i++)
+		for (j = 0; j < FNV_CM_NX; j++)
+			if ((free & FNV_CM_BIT(i)) && (free & FNV_CM_BIT(j)))
+				mm[i][j] = mul_u64_u64_div_u64((q->a[i][j] +
+					(i == j ? lam[i] : 0)) << 30,
+					1ULL << 32, d[i] * d[j]);
+	for (j = 0; j < FNV_CM_NX; j++) {
+		if (!(free & FNV_CM_BIT(j)))
+			continue;
+		for (i = j + 1; i < FNV_CM_NX; i++) {
+			s64 f;
+
+			if (!(free & FNV_CM_BIT(i)))
+				continue;
+			f = fnv_cm_div(mm[i][j], mm[j][j]);
+			for (k = j; k < FNV_CM_NX; k++)
+				if (free & FNV_CM_BIT(k))
+					mm[i][k] -= fnv_cm_mul(f, mm[j][k], 30);
+			h[i] -= fnv_cm_mul(f, h[j], 30);
+		}
+	}
+	for (j = FNV_CM_NX - 1; j >= 0; j--) {
+		s64 v;
+
+		if (!(free & FNV_CM_BIT(j)))
+			continue;
+		v = h[j];
+		for (k = j + 1; k < FNV_CM_NX; k++)
+			if (free & FNV_CM_BIT(k))
+				v -= fnv_cm_mul(mm[j][k], w[k], 30);
+		w[j] = mm[j][j] > 0 ? fnv_cm_div(v, mm[j][j]) : 0;
+		if (w[j] < 0 && (neg < 0 || w[j] < w[neg]))
+			neg = j;
+		z[j] = w[j] > 0 ? min(mul_u64_u64_div_u64(w[j], 1ULL << 16,
+							  d[j]),
+				      FNV_CM_Z_MAX) : 0;
+	}
+	return neg;
+}
+
+static void fnv_cm_solve(struct fnv_cm *m)
+{
+	struct fnv_cm_sys q;
+	u64 (*a)[FNV_CM_NX] = q.a, *g = q.g, *lam = q.lam;
+	u64 z[FNV_CM_NX] = {}, top = m->n, sa = 0, sg = 0, rss, v;
+	unsigned int free = 0;
+	int i, j, t, sh = 0;
+	s64 zg = 0;
+
+	/* scale the sums to 31 bits */
+	for (j = 0; j < FNV_CM_NX; j++)
+		top = max3(top, m->a[j][j], m->g[j]);
+	while ((top >> sh) >= (1ULL << 31))
+		sh++;
+	for (i = 0; i < FNV_CM_NX; i++) {
+		for (j = 0; j < FNV_CM_NX; j++) {
+			a[i][j] = m->a[i][j] >> sh;
+			sa += a[i][j];
+		}
+		g[i] = m->g[i] >> sh;
+		sg += g[i];
+		lam[i] = max(a[i][i] >> FNV_CM_RIDGE_SHIFT, 1ULL);
+		if (a[i][i])
+			free |= FNV_CM_BIT(i);
+	}
+	/* the prior's scale: the one multiple of it that fits best */
+	if (sa)
+		m->s16 = clamp_t(u64, div64_u64(sg << 16, sa), 1,
+				 FNV_CM_Z_MAX);
+	/* a z that comes out negative is 0: solve for the others again */
+	for (i = 0; i < FNV_CM_NX && free; i++) {
+		j = fnv_cm_solve_set(m, &q, free, z);
+		if (j < 0)
+			break;
+		free &= ~FNV_CM_BIT(j);
+	}
+	for (j = 0; j < FNV_CM_NX; j++)
+		m->z16[j] = a[j][j] ? z[j] : m->s16;	/* never seen: prior */
+	/* sizes told apart: the two columns' correlation under 1 - 1/64 */
+	for (t = 0; t < FNV_CM_TYPES; t++) {
+		u64 cc = a[2 * t][2 * t], ss = a[2 * t + 1][2 * t + 1];
+		u64 cs = a[2 * t][2 * t + 1];
+
+		m->sep[t] = cc && ss && cs * cs < cc * ss - ((cc * ss) >> 6);
+	}
+	/* the residual: n - 2 z.g + z.a.z, over n */
+	rss = m->n >> sh;
+	for (j = 0; j < FNV_CM_NX; j++) {
+		v = 0;
+		for (i = 0; i < FNV_CM_NX; i++)
+			v += a[j][i] * z[i];
+		zg += mul_u64_u64_shr(z[j], g[j], 15);
+		rss += mul_u64_u64_shr(z[j], v, 32);
+	}
+	rss = (s64)rss > zg ? rss - zg : 0;
+	m->resid = m->n >> sh ?
+		   int_sqrt64(mul_u64_u64_div_u64(rss, 1ULL << 20,
+						  m->n >> sh)) : 0;
+}
+
+void fnv_cm_update(struct fnv_cm *m, const struct fnv_cm_win *w)
+{
+	int i, j, t;
+
+	m->tilting = w && fnv_cm_add(m, w);
+	/* a device with nothing to measure keeps its last fit */
+	if (!m->tilting)
+		return;
+	m->windows++;
+	fnv_cm_solve(m);
+	fnv_cm_coef(m);
+	for (t = 0; t < FNV_CM_TYPES; t++)
+		m->known[t] = true;
+	for (i = 0; i < FNV_CM_NX; i++) {
+		for (j = 0; j < FNV_CM_NX; j++)
+			m->a[i][j] -= m->a[i][j] >> FNV_CM_DECAY_SHIFT;
+		m->g[i] -= m->g[i] >> FNV_CM_DECAY_SHIFT;
+	}
+	m->n -= m->n >> FNV_CM_DECAY_SHIFT;
+}
+
+u32 fnv_cm_tilt(const struct fnv_cm *m, const u64 *nr, const u64 *sect)
+{
+	u64 n = nr[FNV_CM_READ] + nr[FNV_CM_WRITE], x, ref;
+	bool up, down;
+
+	if (!m->tilting || !n)
+		return FNV_CM_TILT_ONE;
+	if (!(m->windows & 2)) {	/* by size: 9/8 of the window's mean */
+		x = div64_u64((sect[0] + sect[1]) << 6, n);
+		ref = m->win_sect16 << 2;
+		up = x * 8 > ref * 9;
+		down = x * 9 < ref * 8;
+	} else {			/* by writes: a tenth of the commands */
+		x = div64_u64(nr[FNV_CM_WRITE] << 10, n);
+		ref = m->win_wr;
+		up = x > ref + 102;
+		down = x + 102 < ref;
+	}
+	if (!up && !down)
+		return FNV_CM_TILT_ONE;
+	return up ^ !(m->windows & 1) ? FNV_CM_TILT_UP : FNV_CM_TILT_DOWN;
 }

@@ -539,6 +539,26 @@ static bool fnv_tabs_period(struct fnv_data *fd, const u64 dem[TABS_NR_FAIR],
 }
 
 /*
+ * The period as the cost model's window (cost.c): what was dispatched, and
+ * how long the device had requests. A device idle now has been since the
+ * later of its last completion and the window's start. Under fd->lock.
+ */
+static void fnv_cm_window(struct fnv_data *fd, u64 now, u64 dt)
+{
+	struct fnv_cm_win *w = &fd->win;
+
+	if (!atomic_read(&fd->inflight))
+		fd->win_idle += now - min(now, max(READ_ONCE(fd->last_done) &
+						   ~FNV_DONE_BUSY, fd->win_at));
+	w->dt_ns = fd->win_at ? min(dt, now - fd->win_at) : 0;
+	w->busy_ns = w->dt_ns > fd->win_idle ? w->dt_ns - fd->win_idle : 0;
+	fnv_cm_update(&fd->cm, w);
+	*w = (struct fnv_cm_win){};
+	fd->win_at = now;
+	fd->win_idle = 0;
+}
+
+/*
  * The FairNVMe control period: for every tenant of the device, turn the
  * period's completions into a state, an effective weight and learned costs
  * (state.c), then hand the policy the weights: the effective weights, or
@@ -557,7 +577,7 @@ void fnv_ctl_workfn(struct work_struct *work)
 	struct fnv_tenant *tn, *next;
 	u64 dev_sum = 0, nr = 0, wsum = 0, esum = 0, bypass, t0, dt, spent;
 	u64 dem[TABS_NR_FAIR] = {};
-	bool comp = false, limited, kick = false, solo;
+	bool comp = false, limited, kick = false, solo, probe;
 	struct fnv_tenant *busy = NULL;
 	u32 wn = 0, mode;
 	u64 b_total;
@@ -570,6 +590,8 @@ void fnv_ctl_workfn(struct work_struct *work)
 	dt = fd->ctl_at && t0 > fd->ctl_at ? t0 - fd->ctl_at :
 	     (u64)READ_ONCE(fd->ctl_period_ms) * NSEC_PER_MSEC;
 	fd->ctl_at = t0;
+	fnv_cm_window(fd, t0, dt);
+	probe = mode == FNV_WRR_SOFT && fd->cost_model == FNV_COST_TIME;
 	list_for_each_entry(tn, &fd->active, active_node) {
 		struct fnv_sample smp;
 		enum fnv_state old;
@@ -594,10 +616,10 @@ void fnv_ctl_workfn(struct work_struct *work)
 			   atomic_read(&tn->inflight) || tn->nr_held;
 		dev_sum += smp.dev_sum;
 		nr += smp.nr;
-		fnv_cm_add(&fd->cm, FNV_CM_READ, smp.nr_type[0],
-			   smp.sect_sum[0], smp.svc_sum[0]);
-		fnv_cm_add(&fd->cm, FNV_CM_WRITE, smp.nr_type[1],
-			   smp.sect_sum[1], smp.svc_sum[1]);
+		/* the cost model's probe for the next period (cost.c) */
+		tn->cm_tilt = probe ? fnv_cm_tilt(&fd->cm, smp.nr_type,
+						  smp.sect_sum) :
+				      FNV_CM_TILT_ONE;
 		w = READ_ONCE(tn->cfg_weight);
 		/*
 		 * The busy tenants, also one without a sample this period:
@@ -657,7 +679,6 @@ void fnv_ctl_workfn(struct work_struct *work)
 
 	fd->w_mean = wn ? div_u64(wsum, wn) : 0;
 	WRITE_ONCE(fd->w_sum, wsum);
-	fnv_cm_update(&fd->cm);
 	limited = xchg(&fd->limited, 0);
 	/*
 	 * One tenant busy in the period: the depth is max_inflight until

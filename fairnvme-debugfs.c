@@ -105,8 +105,12 @@ static int fnv_thresh_max_eff_us_show(void *data, struct seq_file *m)
 
 /*
  * The learned cost model (cost.c): per type, the device time of a command
- * and of each KiB, in ns, and whether it is known yet (else it is charged
- * as the other type, or by bytes).
+ * and of each KiB in force, in ns, and where it comes from: "fit" if the
+ * windows told the two apart, else "prior" (blk-iocost's default SSD
+ * model's ratio, scaled to the windows); then the fit's residual (rms
+ * error of a window's busy time, in 1/1024), the scale of the prior that
+ * fits the windows (in 1/1024), the windows counted, and whether the
+ * tenants are tilted this period (the probe).
  */
 static int fnv_cost_learned_show(void *data, struct seq_file *m)
 {
@@ -116,12 +120,13 @@ static int fnv_cost_learned_show(void *data, struct seq_file *m)
 
 	spin_lock_irq(&fd->lock);
 	for (t = 0; t < FNV_CM_TYPES; t++)
-		seq_printf(m, "%s%s_cmd_ns=%llu %s_kib_ns=%llu %s_known=%d",
+		seq_printf(m, "%s%s_cmd_ns=%llu %s_kib_ns=%llu %s_from=%s",
 			   t ? " " : "", t ? "write" : "read", cm->cmd_ns[t],
 			   t ? "write" : "read", (cm->sect_ns16[t] * 2) >> 16,
-			   t ? "write" : "read", cm->known[t]);
+			   t ? "write" : "read", cm->sep[t] ? "fit" : "prior");
+	seq_printf(m, " resid=%u scale=%llu windows=%u tilting=%d\n",
+		   cm->resid, cm->s16 >> 6, cm->windows, cm->tilting);
 	spin_unlock_irq(&fd->lock);
-	seq_putc(m, '\n');
 	return 0;
 }
 

@@ -1117,6 +1117,40 @@ static struct request *fnv_pick(struct fnv_data *fd, int *cls)
 }
 
 /*
+ * The cost model's window (cost.c): what the period dispatched, per type,
+ * under fd->lock. Commands other than reads and writes count as a write
+ * command without sectors, as they are charged.
+ */
+static void fnv_win_count(struct fnv_data *fd, struct request *rq)
+{
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+		fd->win.nr[FNV_CM_READ]++;
+		fd->win.sect[FNV_CM_READ] += blk_rq_sectors(rq);
+		break;
+	case REQ_OP_WRITE:
+		fd->win.sect[FNV_CM_WRITE] += blk_rq_sectors(rq);
+		fallthrough;
+	default:
+		fd->win.nr[FNV_CM_WRITE]++;
+	}
+}
+
+/*
+ * The first request at an idle device: the window was idle since the last
+ * completion (or its own start). The one clock read the window costs, on
+ * a device that was idle only.
+ */
+static void fnv_win_idle(struct fnv_data *fd)
+{
+	u64 now = ktime_get_ns();
+	u64 from = max(READ_ONCE(fd->last_done) & ~FNV_DONE_BUSY, fd->win_at);
+
+	if (now > from)
+		fd->win_idle += now - from;
+}
+
+/*
  * Called from blk_mq_run_hw_queue(). The state is per device, not per
  * hardware queue (QUEUE_FLAG_SQ_SCHED), so the request returned may belong
  * to another hardware queue than @hctx, as with mq-deadline.
@@ -1128,12 +1162,14 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	struct request *rq;
 	int cls = -1;		/* D2FQ class; -2: at head; -3: urgent */
 	u64 cost = 0;
+	int depth;
 
 	spin_lock_irq(&fd->lock);
 	rq = list_first_entry_or_null(&fd->bypass, struct request, queuelist);
 	if (rq) {
 		list_del_init(&rq->queuelist);
 		WRITE_ONCE(fd->nr_queued, fd->nr_queued - 1);
+		fnv_win_count(fd, rq);
 		goto unlock;
 	}
 
@@ -1164,8 +1200,11 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	/* in the units of D2FQ's virtual time, for tau_l = auto */
 	fd->disp_bytes += fd->wrr_mode == FNV_WRR_SOFT ?
 			  cost << SECTOR_SHIFT : blk_rq_bytes(rq);
-	fnv_rq_set_depth(rq, atomic_inc_return(&fd->inflight),
-			 fd->wrr_mode == FNV_WRR_SOFT ? cost : 0);
+	depth = atomic_inc_return(&fd->inflight);
+	fnv_rq_set_depth(rq, depth, fd->wrr_mode == FNV_WRR_SOFT ? cost : 0);
+	fnv_win_count(fd, rq);
+	if (depth == 1)
+		fnv_win_idle(fd);
 	if (tn && fd->wrr_mode == FNV_WRR_SOFT)
 		fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_D2FQ);
 	if (tn) {

@@ -146,6 +146,7 @@ struct fnv_tenant {
 	u64 disp_at;			/* ns: last dispatch, under fnv_data.lock */
 	u32 nr_disp;			/* dispatches, under fnv_data.lock */
 	u64 svc;			/* their cost, under fnv_data.lock */
+	u32 cm_tilt;			/* cost.c's probe: charge, 1/1024 */
 	/*
 	 * The cgroup is removed: set by fnv_pd_offline() without
 	 * fnv_data.lock, read under it (a tenant seen online there a last
@@ -265,6 +266,10 @@ struct fnv_data {
 	u64 rate_at;			/* ... when (ns) */
 	u64 rate;			/* device bytes/s at saturation, learned */
 	struct fnv_cm cm;		/* wrr_mode=soft: what requests cost */
+	/* the period's window for it, under the lock: dispatched, idle */
+	struct fnv_cm_win win;
+	u64 win_at;			/* ns: the window's start */
+	u64 win_idle;			/* ns: ... idle since */
 	u32 hl_period_ms;
 	u32 wrr_burst;
 
@@ -423,15 +428,23 @@ static inline void fnv_rq_set_depth(struct request *rq,
 				    FNV_RQ_COST_SHIFT));
 }
 
+static inline struct fnv_tenant *fnv_rq_tenant(struct request *rq)
+{
+	return rq->elv.priv[0];
+}
+
 /*
  * wrr_mode=soft: what @rq costs, in sectors of a 4 KiB read (cost.c); its
  * size under cost_model=bytes. Other commands than reads and writes
- * (discard, write zeroes) cost one write command, not their size.
+ * (discard, write zeroes) cost one write command, not their size. Times
+ * the tenant's tilt for the period, the probe that lets the model tell a
+ * command's cost from a sector's (cost.c).
  */
 static inline u64 fnv_charge(struct fnv_data *fd, struct request *rq)
 {
 	const struct fnv_cm *m = &fd->cm;
-	u64 sect = blk_rq_sectors(rq);
+	struct fnv_tenant *tn = fnv_rq_tenant(rq);
+	u64 sect = blk_rq_sectors(rq), c;
 	int t = FNV_CM_WRITE;
 
 	if (fd->cost_model == FNV_COST_BYTES)
@@ -445,7 +458,11 @@ static inline u64 fnv_charge(struct fnv_data *fd, struct request *rq)
 	default:
 		sect = 0;
 	}
-	return fnv_cm_charge(m->c_cmd[t], m->c_sect[t], sect);
+	c = fnv_cm_charge(m->c_cmd[t], m->c_sect[t], sect);
+	/* the model's probe (cost.c): this period's tilt of the tenant */
+	if (tn && tn->cm_tilt != FNV_CM_TILT_ONE)
+		c = max((c * tn->cm_tilt) >> 10, 1ULL);
+	return c;
 }
 
 /*
@@ -486,11 +503,6 @@ static inline struct fnv_data *fnv_q_data(struct request_queue *q)
 static inline u64 fnv_tenant_cgid(struct fnv_tenant *tn)
 {
 	return cgroup_id(tn->pd.blkg->blkcg->css.cgroup);
-}
-
-static inline struct fnv_tenant *fnv_rq_tenant(struct request *rq)
-{
-	return rq->elv.priv[0];
 }
 
 /* Tenant of @bio on @q: its blkg's, else the root cgroup's. */

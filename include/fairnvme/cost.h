@@ -2,10 +2,11 @@
 /*
  * fairnvme: the device time a request costs, learned online (policy core).
  *
- * Free of blk-mq types: the kernel feeds it, once per control period, each
- * tenant's sampled completions per type (count, sectors, service time) and
- * charges what it returns; the user-space unit tests feed it synthetic
- * devices.
+ * Free of blk-mq types: the kernel feeds it, once per control period, the
+ * period as a window of dispatched work (commands and sectors per type,
+ * and how long the device was busy), and asks it each tenant's tilt for
+ * the next period; it charges what the model returns. The user-space unit
+ * tests run it in a closed loop with synthetic devices.
  */
 #ifndef _FAIRNVME_COST_H
 #define _FAIRNVME_COST_H
@@ -15,53 +16,81 @@
 #define FNV_CM_READ		0
 #define FNV_CM_WRITE		1
 #define FNV_CM_TYPES		2
+/* The regressors: per type, its commands (2t) and its sectors (2t + 1). */
+#define FNV_CM_NX		(2 * FNV_CM_TYPES)
 /* Charged coefficients are in 1/2^FNV_CM_SHIFT of a sector of a read */
 #define FNV_CM_SHIFT		16
 /* The unit: a 4 KiB read costs what its 8 sectors would under bytes. */
 #define FNV_CM_REF_SECT		8
-/* Samples of a type before its fit is used */
+/* Commands a window needs to count */
 #define FNV_CM_MIN_NR		16
-/* ns: the most a mean service time counts for */
-#define FNV_CM_SVC_MAX		100000000ULL
-/* Sums lose 1/2^FNV_CM_DECAY_SHIFT per period: half-life 2.4 periods */
-#define FNV_CM_DECAY_SHIFT	2
+/* Sums lose 1/2^FNV_CM_DECAY_SHIFT per window: half-life 5.2 windows */
+#define FNV_CM_DECAY_SHIFT	3
+/* A window's regressors, in 1/2^FNV_CM_U_SHIFT of its busy time */
+#define FNV_CM_U_SHIFT		16
+/* ... at most this (a device 4096 times as fast as the prior) */
+#define FNV_CM_U_MAX		0x10000000ULL
+/* The prior weighs 1/2^FNV_CM_RIDGE_SHIFT of each regressor's own sum */
+#define FNV_CM_RIDGE_SHIFT	16
+/* The fit over the prior, in 1/2^16: at most 4096 times it */
+#define FNV_CM_Z_MAX		0x10000000ULL
+/*
+ * A tilted tenant's charge, in 1/1024: over 1 - 1/4 and over 1 + 1/4 in
+ * turn, so that its service (1 / its charge) is +-1/4 of its due, and even
+ * over two periods (a charge of 1 +- 1/4 gave it 1/15 more than its due)
+ */
+#define FNV_CM_TILT_ONE		1024U
+#define FNV_CM_TILT_UP		1365U
+#define FNV_CM_TILT_DOWN	819U
 
-/* Decayed sums of one type's samples (per-tenant means as points). */
-#define FNV_CM_N_SHIFT		8
-struct fnv_cm_sums {
-	u64 n;			/* samples, in 1/2^FNV_CM_N_SHIFT */
-	u64 sx;			/* sectors */
-	u64 sy;			/* service time, ns */
-	u64 sxy;		/* sectors * mean service time of its tenant */
-	u64 sxx;		/* sectors * mean sectors of its tenant */
+/* A control period, as the kernel feeds it: what it dispatched */
+struct fnv_cm_win {
+	u64 nr[FNV_CM_TYPES];		/* commands */
+	u64 sect[FNV_CM_TYPES];		/* ... their sectors */
+	u64 busy_ns;			/* the device had requests */
+	u64 dt_ns;			/* the period's length */
 };
 
 struct fnv_cm {
-	struct fnv_cm_sums s[FNV_CM_TYPES];
-	/* the fit: ns per command, and ns per sector in 1/2^16 */
+	/* decayed sums over windows: u_i * u_j, u_j (y = 1), y * y */
+	u64 a[FNV_CM_NX][FNV_CM_NX];
+	u64 g[FNV_CM_NX];
+	u64 n;
+	/* the fit: each coefficient over the prior's, and their scale */
+	u64 z16[FNV_CM_NX];
+	u64 s16;
+	/* ... as ns per command, and ns per sector in 1/2^16 */
 	u64 cmd_ns[FNV_CM_TYPES];
 	u64 sect_ns16[FNV_CM_TYPES];
-	bool known[FNV_CM_TYPES];	/* fitted once: the fit holds */
+	bool known[FNV_CM_TYPES];	/* a window was fitted */
+	bool sep[FNV_CM_TYPES];		/* ... sizes separated: not the prior's */
+	u32 resid;			/* rms error, 1/1024 of a window */
 	/* what a request is charged, in 1/2^FNV_CM_SHIFT sectors */
 	u32 c_cmd[FNV_CM_TYPES];
 	u32 c_sect[FNV_CM_TYPES];
+	/* the tilt: windows counted, the last one's mean size and writes */
+	u32 windows;
+	u32 win_wr;			/* writes, 1/1024 of its commands */
+	u64 win_sect16;			/* sectors per command, 1/16 */
+	bool tilting;			/* the last window counted */
 };
 
-/* Nothing learned: a request costs its sectors (the bytes model). */
+/* Nothing learned: a request costs what the prior says, scaled to 8. */
 void fnv_cm_init(struct fnv_cm *m);
-/* One tenant's period: @n sampled completions of type @t. */
-void fnv_cm_add(struct fnv_cm *m, int t, u64 n, u64 sect, u64 svc_ns);
-/* End of a period: fit each type, set c_cmd and c_sect, decay the sums. */
-void fnv_cm_update(struct fnv_cm *m);
+/* End of a period: count its window, fit, set c_cmd and c_sect, decay. */
+void fnv_cm_update(struct fnv_cm *m, const struct fnv_cm_win *w);
+/*
+ * A tenant's tilt for the next period, in 1/FNV_CM_TILT_ONE of its charge,
+ * from its own period (@nr commands and @sect sectors per type, sampled).
+ */
+u32 fnv_cm_tilt(const struct fnv_cm *m, const u64 *nr, const u64 *sect);
 /*
  * The device time, in ns, of a request of type @t and @sect sectors by the
- * fit: the other type's while @t has none, 0 while neither is known.
- * Budget cycles (wrr_mode=off) charge this.
+ * fit; 0 until a window was fitted. Budget cycles (wrr_mode=off) charge
+ * this.
  */
 static inline u64 fnv_cm_time_ns(const struct fnv_cm *m, int t, u64 sect)
 {
-	if (!m->known[t])
-		t = !t;
 	if (!m->known[t])
 		return 0;
 	return m->cmd_ns[t] + ((m->sect_ns16[t] * sect) >> 16);

@@ -1,19 +1,131 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the learned cost model (cost.c): synthetic devices bound
- * by commands, by bytes, and by both, seen through per-tenant sums as the
- * kernel feeds them; the charge of 4 KiB and 64 KiB requests; convergence
- * after the device changes.
+ * Unit tests of the learned cost model (cost.c), in a closed loop: backlogged
+ * tenants served in the order of their virtual time, each charged what the
+ * model says (times its tilt) over its weight, by a synthetic device whose
+ * time per request is known; each 100 ms period is a window the model
+ * learns from, and the tenants' tilts for the next period are the model's.
+ * The devices are the issue's: QEMU's NVMe limited to 2000 commands/s,
+ * limited to 4000 commands/s and 16 MB/s (bytes bind), an SSD whose writes
+ * cost more than its reads, and null_blk with mbps.
  */
 #include <string.h>
 
 #include <fairnvme/cost.h>
 #include "tap.h"
 
-/* @n requests of @sect sectors each with service time @ns, as one tenant */
-static void feed(struct fnv_cm *m, int t, u64 n, u64 sect, u64 ns)
+enum dev { CMD2000, BYTES16, SSD, NULLMB };
+
+static const char *const dev_name[] = {
+	"2000 cmd/s", "4000 cmd/s + 16 MB/s", "ssd", "null_blk mbps=200",
+};
+
+/* a request's device time, ns */
+static double dev_ns(enum dev d, unsigned int sect, int write)
 {
-	fnv_cm_add(m, t, n, n * sect, n * ns);
+	double bytes = sect * 512.0;
+
+	switch (d) {
+	case CMD2000:
+		return 500000;
+	case BYTES16:
+		return fmax(250000, bytes / 16e6 * 1e9);
+	case SSD:	/* 4 dies: page read 60 us, program 200 us; 1.6 GB/s */
+		return ((write ? 200000.0 : 60000.0) + bytes / 1.6) / 4;
+	case NULLMB:
+		return 2000 + bytes / 200e6 * 1e9;
+	}
+	return 0;
+}
+
+struct tenant {
+	unsigned int sect, weight, wr_pct;
+	/* the loop's */
+	double vt;
+	u32 tilt;
+	u64 nr[FNV_CM_TYPES], sect_p[FNV_CM_TYPES];
+	/* served while measured: commands, bytes, device time */
+	double s_nr, s_bytes, s_ns;
+};
+
+/* tap_near() with a formatted description */
+static void nearf(double got, double want, double tol, const char *fmt, ...)
+{
+	char d[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(d, sizeof(d), fmt, ap);
+	va_end(ap);
+	tap_near(got, want, tol, d);
+}
+
+static unsigned int rnd_state = 12345;
+
+static unsigned int rnd(void)
+{
+	rnd_state = rnd_state * 1103515245 + 12345;
+	return (rnd_state >> 16) & 0x7fff;
+}
+
+/*
+ * @periods of 100 ms of @n backlogged tenants on @d; what they are served
+ * is counted over the last @measure periods. @edge: each window's busy time
+ * is off by up to this many of its last request (what the device held at
+ * its edges).
+ */
+static void loop(struct fnv_cm *m, enum dev d, struct tenant *tn, int n,
+		 int periods, int measure, double edge)
+{
+	int p, i, t;
+
+	for (i = 0; i < n; i++) {
+		tn[i].s_nr = tn[i].s_bytes = tn[i].s_ns = 0;
+		tn[i].tilt = FNV_CM_TILT_ONE;
+	}
+	for (p = 0; p < periods; p++) {
+		struct fnv_cm_win w = {};
+		double now = 0, last = 0, lo;
+
+		for (i = 0; i < n; i++)
+			memset(tn[i].nr, 0, sizeof(tn[i].nr));
+		for (i = 0; i < n; i++)
+			memset(tn[i].sect_p, 0, sizeof(tn[i].sect_p));
+		while (now < 100e6) {
+			struct tenant *x = &tn[0];
+			double ns;
+			u64 c;
+
+			for (i = 1; i < n; i++)
+				if (tn[i].vt < x->vt)
+					x = &tn[i];
+			t = rnd() % 100 < x->wr_pct;
+			c = fnv_cm_charge(m->c_cmd[t], m->c_sect[t], x->sect);
+			x->vt += (double)c * x->tilt / FNV_CM_TILT_ONE / x->weight;
+			ns = dev_ns(d, x->sect, t) * (0.95 + 0.1 * rnd() / 32768);
+			now += ns;
+			last = ns;
+			w.nr[t]++;
+			w.sect[t] += x->sect;
+			x->nr[t]++;
+			x->sect_p[t] += x->sect;
+			if (p >= periods - measure) {
+				x->s_nr++;
+				x->s_bytes += x->sect * 512.0;
+				x->s_ns += dev_ns(d, x->sect, t);
+			}
+		}
+		w.dt_ns = (u64)now;
+		w.busy_ns = (u64)(now + edge * last * (rnd() / 16384.0 - 1));
+		fnv_cm_update(m, &w);
+		lo = tn[0].vt;
+		for (i = 0; i < n; i++) {
+			tn[i].tilt = fnv_cm_tilt(m, tn[i].nr, tn[i].sect_p);
+			lo = fmin(lo, tn[i].vt);
+		}
+		for (i = 0; i < n; i++)
+			tn[i].vt -= lo;
+	}
 }
 
 static double charge(struct fnv_cm *m, int t, u64 sect)
@@ -21,17 +133,27 @@ static double charge(struct fnv_cm *m, int t, u64 sect)
 	return (double)fnv_cm_charge(m->c_cmd[t], m->c_sect[t], sect);
 }
 
-/* periods of a 4 KiB and a 64 KiB reader, and a 4 KiB writer */
-static void run(struct fnv_cm *m, int periods, u64 r4, u64 r64, u64 w4)
+/* @what of tenant @i over all, against its weight's share */
+static struct fnv_cm *fm;
+static void share_ok(struct tenant *tn, int n, int i, int what,
+		     const char *desc)
 {
-	int i;
+	static const char *const unit[] = { "IOPS", "bytes", "device time" };
+	double s = 0, w = 0, v[8];
+	int k;
 
-	for (i = 0; i < periods; i++) {
-		feed(m, FNV_CM_READ, 40, 8, r4);
-		feed(m, FNV_CM_READ, 10, 128, r64);
-		feed(m, FNV_CM_WRITE, 20, 8, w4);
-		fnv_cm_update(m);
+	for (k = 0; k < n; k++) {
+		v[k] = what == 0 ? tn[k].s_nr : what == 1 ? tn[k].s_bytes :
+		       tn[k].s_ns;
+		s += v[k];
+		w += tn[k].weight;
 	}
+	tap_diag("fit: read %llu ns + %llu ns/sect, write %llu + %llu, sep %d %d resid %u s16 %llu",
+		 (unsigned long long)fm->cmd_ns[0], (unsigned long long)(fm->sect_ns16[0] >> 16),
+		 (unsigned long long)fm->cmd_ns[1], (unsigned long long)(fm->sect_ns16[1] >> 16),
+		 fm->sep[0], fm->sep[1], fm->resid, (unsigned long long)fm->s16);
+	nearf(v[i] / s, tn[i].weight / w, 0.10, "%s: %s share %.3f (%.3f due)",
+		 desc, unit[what], v[i] / s, tn[i].weight / w);
 }
 
 static void test_untrained(void)
@@ -39,191 +161,249 @@ static void test_untrained(void)
 	struct fnv_cm m;
 
 	fnv_cm_init(&m);
-	tap_ok(charge(&m, FNV_CM_READ, 8) == 8 && charge(&m, FNV_CM_READ, 128) == 128,
-	       "untrained: a request costs its sectors");
-	feed(&m, FNV_CM_READ, FNV_CM_MIN_NR - 1, 128, 500000);
-	fnv_cm_update(&m);
-	tap_ok(charge(&m, FNV_CM_READ, 128) == 128,
-	       "fewer than FNV_CM_MIN_NR samples: still bytes");
-	tap_ok(charge(&m, FNV_CM_WRITE, 0) == 1, "a charge is never 0");
-}
-
-static void test_command_bound(void)
-{
-	struct fnv_cm m;
-
-	/* 2000 commands/s whatever their size: 500 us each */
-	fnv_cm_init(&m);
-	run(&m, 20, 500000, 500000, 500000);
-	tap_near(charge(&m, FNV_CM_READ, 8), 8, 0.05, "command-bound: 4 KiB read costs 8");
-	tap_near(charge(&m, FNV_CM_READ, 128), 8, 0.05,
-		 "command-bound: 64 KiB read costs as much as 4 KiB");
-	tap_near(charge(&m, FNV_CM_WRITE, 8), 8, 0.05, "command-bound: 4 KiB write costs 8");
-	tap_diag("cmd_ns %llu sect_ns16 %llu",
-		 (unsigned long long)m.cmd_ns[0], (unsigned long long)m.sect_ns16[0]);
-}
-
-static void test_bytes_bound(void)
-{
-	struct fnv_cm m;
-
-	/* 4 MB/s: 1 us per 4 KiB... 1 ms per 8 sectors, nothing per command */
-	fnv_cm_init(&m);
-	run(&m, 20, 1000000, 16000000, 1000000);
-	tap_near(charge(&m, FNV_CM_READ, 8), 8, 0.05, "bytes-bound: 4 KiB read costs 8");
-	tap_near(charge(&m, FNV_CM_READ, 128), 128, 0.05,
-		 "bytes-bound: 64 KiB read costs 128 (time-fair is byte-fair)");
-	tap_near(charge(&m, FNV_CM_READ, 64), 64, 0.05,
-		 "bytes-bound: 32 KiB read, never seen, costs 64");
-}
-
-static void test_mixed(void)
-{
-	struct fnv_cm m;
-
-	/* 100 us per command + 10 us per sector; writes twice the reads */
-	fnv_cm_init(&m);
-	run(&m, 20, 180000, 1380000, 360000);
-	tap_near(charge(&m, FNV_CM_READ, 128), 8.0 * 1380 / 180, 0.05,
-		 "linear: 64 KiB read costs 1380/180 of a 4 KiB read");
-	tap_near(charge(&m, FNV_CM_WRITE, 8), 16, 0.05,
-		 "linear: 4 KiB write costs twice a 4 KiB read");
-	tap_near((double)m.cmd_ns[FNV_CM_READ], 100000, 0.05,
-		 "linear: 100 us per command found");
-	tap_near((double)m.sect_ns16[FNV_CM_READ] / 65536, 10000, 0.05,
-		 "linear: 10 us per sector found");
-}
-
-static void test_one_size(void)
-{
-	struct fnv_cm m;
-	int i;
-
-	/* only 4 KiB: no slope to find; writes cost 3x reads */
-	fnv_cm_init(&m);
-	for (i = 0; i < 10; i++) {
-		feed(&m, FNV_CM_READ, 30, 8, 200000);
-		feed(&m, FNV_CM_WRITE, 30, 8, 600000);
-		fnv_cm_update(&m);
-	}
-	tap_ok(m.sect_ns16[FNV_CM_READ] == 0, "one size: no per-sector cost");
-	tap_near(charge(&m, FNV_CM_WRITE, 8), 24, 0.05, "one size: a write costs 3 reads");
-}
-
-static void test_writes_only(void)
-{
-	struct fnv_cm m;
-	int i;
-
-	fnv_cm_init(&m);
-	for (i = 0; i < 10; i++) {
-		feed(&m, FNV_CM_WRITE, 30, 8, 600000);
-		fnv_cm_update(&m);
-	}
-	tap_near(charge(&m, FNV_CM_WRITE, 8), 8, 0.05,
-		 "writes only: a 4 KiB write is the unit");
-	tap_near(charge(&m, FNV_CM_READ, 8), 8, 0.05,
-		 "writes only: reads are charged as writes");
-}
-
-static void test_converges(void)
-{
-	struct fnv_cm m;
-	int i;
-
-	/* bytes-bound for 10 s, then command-bound: within 2 s (20 periods) */
-	fnv_cm_init(&m);
-	run(&m, 100, 1000000, 16000000, 1000000);
-	for (i = 0; i < 20; i++)
-		run(&m, 1, 500000, 500000, 500000);
-	tap_ok(charge(&m, FNV_CM_READ, 128) < 8 * 1.25,
-	       "the model follows a changed device within 2 s: 64 KiB costs %.1f",
+	/* blk-iocost's default SSD: (109016 + 128 * 1047.8) / 117398 */
+	tap_ok(charge(&m, FNV_CM_READ, 8) == 8 && charge(&m, FNV_CM_READ, 128) == 17,
+	       "untrained: the prior's ratios (4 KiB read 8, 64 KiB read %.0f)",
 	       charge(&m, FNV_CM_READ, 128));
-}
-
-static void test_quiet(void)
-{
-	struct fnv_cm m;
-	int i;
-
-	fnv_cm_init(&m);
-	run(&m, 20, 500000, 500000, 500000);
-	for (i = 0; i < 50; i++)
-		fnv_cm_update(&m);	/* an idle device: no samples */
-	tap_ok(charge(&m, FNV_CM_READ, 128) == 8 && m.known[FNV_CM_READ],
-	       "a device gone idle keeps its model (64 KiB costs %.0f)",
-	       charge(&m, FNV_CM_READ, 128));
-}
-
-static void test_noise_and_range(void)
-{
-	struct fnv_cm m;
-	int i;
-
-	/* a slope that says a larger request is cheaper: clamped to 0 */
-	fnv_cm_init(&m);
-	run(&m, 20, 900000, 100000, 500000);
-	tap_ok(m.sect_ns16[FNV_CM_READ] == 0 && charge(&m, FNV_CM_READ, 128) >= 1,
-	       "negative slope: per command only");
-	/* stalls of seconds and huge sums do not overflow */
-	fnv_cm_init(&m);
-	for (i = 0; i < 100; i++) {
-		feed(&m, FNV_CM_READ, 100000, 2048, 5000000000ULL);
-		feed(&m, FNV_CM_READ, 100000, 8, 5000000000ULL);
-		fnv_cm_update(&m);
-	}
-	tap_ok(charge(&m, FNV_CM_READ, 8) >= 1 && charge(&m, FNV_CM_READ, 2048) <= 16,
-	       "stalls of 5 s per request, 2e8 sectors a period: no overflow (%.0f)",
-	       charge(&m, FNV_CM_READ, 2048));
-}
-
-/* wrr_mode=off charges the fit in ns: the same for every tenant */
-static void test_time_ns(void)
-{
-	struct fnv_cm m;
-	int i;
-
-	fnv_cm_init(&m);
 	tap_ok(fnv_cm_time_ns(&m, FNV_CM_READ, 8) == 0 &&
 	       fnv_cm_time_ns(&m, FNV_CM_WRITE, 8) == 0,
-	       "time_ns: 0 (per-tenant cost) while nothing is known");
-	/* reads only: 100 us per command, 50 us per 4 KiB (12.5 us/sector) */
-	for (i = 0; i < 20; i++) {
-		feed(&m, FNV_CM_READ, 40, 8, 200000);
-		feed(&m, FNV_CM_READ, 10, 128, 1700000);
-		fnv_cm_update(&m);
+	       "untrained: time_ns 0 (budget cycles charge per tenant)");
+	tap_ok(fnv_cm_charge(0, 0, 0) == 1, "a charge is never 0");
+}
+
+/* (a) commands only: a 64 KiB read costs a 4 KiB one */
+static void test_commands(void)
+{
+	struct tenant tn[2] = {
+		{ .sect = 8, .weight = 100 }, { .sect = 128, .weight = 100 },
+	};
+	struct fnv_cm m;
+	double r;
+
+	fnv_cm_init(&m);
+	fm = &m;
+	loop(&m, CMD2000, tn, 2, 100, 50, 1);
+	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
+	nearf(r, 1, 0.2, "%s: 64 KiB costs %.2f of 4 KiB (1)", dev_name[CMD2000], r);
+	nearf(m.cmd_ns[0], 500000, 0.2, "%s: %llu ns per command (500000)",
+		 dev_name[CMD2000], (unsigned long long)m.cmd_ns[0]);
+	tap_ok(m.sect_ns16[0] * 8 / 65536 < m.cmd_ns[0] / 10,
+	       "%s: a 4 KiB read's bytes cost %llu ns, under a tenth of a command",
+	       dev_name[CMD2000], (unsigned long long)(m.sect_ns16[0] * 8 / 65536));
+	tap_ok(m.sep[0] && m.resid < 51, "%s: sizes told apart, residual %u/1024",
+	       dev_name[CMD2000], m.resid);
+	share_ok(tn, 2, 0, 0, "2000 cmd/s, 4 KiB vs 64 KiB");
+}
+
+/* (b) bytes bind: a request costs its bytes */
+static void test_bytes(void)
+{
+	struct tenant tn[2] = {
+		{ .sect = 8, .weight = 100 }, { .sect = 128, .weight = 100 },
+	};
+	struct fnv_cm m;
+	double r, ps;
+
+	fnv_cm_init(&m);
+	fm = &m;
+	loop(&m, BYTES16, tn, 2, 100, 50, 1);
+	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
+	ps = m.sect_ns16[0] / 65536.0;
+	nearf(r, 16, 0.2, "%s: 64 KiB costs %.2f of 4 KiB (16)", dev_name[BYTES16], r);
+	nearf(ps, 32000, 0.2, "%s: %.0f ns per sector (32000)", dev_name[BYTES16], ps);
+	share_ok(tn, 2, 0, 1, "16 MB/s, 4 KiB vs 64 KiB");
+}
+
+/* 16 KiB at weight 1 beside 4 KiB at weight 5, on (a) and (b) */
+static void test_weights(void)
+{
+	struct tenant tn[2] = {
+		{ .sect = 32, .weight = 1 }, { .sect = 8, .weight = 5 },
+	};
+	struct fnv_cm m;
+
+	fnv_cm_init(&m);
+	fm = &m;
+	loop(&m, CMD2000, tn, 2, 100, 50, 1);
+	share_ok(tn, 2, 0, 0, "2000 cmd/s, 16 KiB at 1 vs 4 KiB at 5");
+	fnv_cm_init(&m);
+	fm = &m;
+	loop(&m, BYTES16, tn, 2, 100, 50, 1);
+	share_ok(tn, 2, 0, 1, "16 MB/s, 16 KiB at 1 vs 4 KiB at 5");
+}
+
+/* writes cost more than reads: a 70/30 tenant at 10 beside a reader at 1 */
+static void test_rw(void)
+{
+	struct tenant tn[2] = {
+		{ .sect = 16, .weight = 10, .wr_pct = 30 },
+		{ .sect = 16, .weight = 1 },
+	};
+	struct tenant tw[2] = {
+		{ .sect = 8, .weight = 100, .wr_pct = 100 },
+		{ .sect = 256, .weight = 100, .wr_pct = 100 },
+	};
+	struct fnv_cm m;
+
+	fnv_cm_init(&m);
+	fm = &m;
+	loop(&m, SSD, tn, 2, 100, 50, 1);
+	share_ok(tn, 2, 1, 2, "ssd, 8 KiB reader at 1 vs 70/30 at 10");
+	fnv_cm_init(&m);
+	fm = &m;
+	loop(&m, BYTES16, tw, 2, 100, 50, 1);
+	share_ok(tw, 2, 0, 1, "16 MB/s, 4 KiB vs 128 KiB writers");
+	fnv_cm_init(&m);
+	fm = &m;
+	loop(&m, SSD, tw, 2, 100, 50, 1);
+	share_ok(tw, 2, 0, 2, "ssd, 4 KiB vs 128 KiB writers");
+	fnv_cm_init(&m);
+	fm = &m;
+	loop(&m, NULLMB, tw, 2, 100, 50, 1);
+	share_ok(tw, 2, 0, 2, "null_blk mbps, 4 KiB vs 128 KiB writers");
+}
+
+/* one size: nothing tells the costs apart, the prior's ratio stays */
+static void test_one_size(void)
+{
+	struct tenant tn[2] = {
+		{ .sect = 8, .weight = 100 }, { .sect = 8, .weight = 300 },
+	};
+	struct fnv_cm m;
+	double r;
+
+	fnv_cm_init(&m);
+	fm = &m;
+	loop(&m, BYTES16, tn, 2, 100, 50, 1);
+	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
+	tap_ok(!m.sep[0] && r > 1.8 && r < 2.4,
+	       "one size: not told apart, 64 KiB keeps the prior's %.2f (2.07)", r);
+	share_ok(tn, 2, 0, 0, "one size, weights 100:300");
+}
+
+/* the model follows a changed device, and an idle one keeps it */
+static void test_change(void)
+{
+	struct tenant tn[2] = {
+		{ .sect = 8, .weight = 100 }, { .sect = 128, .weight = 100 },
+	};
+	struct fnv_cm m, k;
+	double r;
+	int i;
+
+	fnv_cm_init(&m);
+	fm = &m;
+	loop(&m, BYTES16, tn, 2, 100, 1, 1);
+	loop(&m, CMD2000, tn, 2, 100, 1, 1);
+	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
+	nearf(r, 1, 0.2, "bytes-bound, then 10 s command-bound: 64 KiB costs %.2f", r);
+	k = m;
+	for (i = 0; i < 50; i++)
+		fnv_cm_update(&m, NULL);
+	tap_ok(!memcmp(m.c_cmd, k.c_cmd, sizeof(k.c_cmd)) &&
+	       !memcmp(m.c_sect, k.c_sect, sizeof(k.c_sect)) && !m.tilting,
+	       "an idle device keeps its model, and no tilt");
+}
+
+/* windows that say nothing: a device busy under 3/4 of it, or too few */
+static void test_windows(void)
+{
+	struct fnv_cm_win w = {
+		.nr = { 100, 0 }, .sect = { 800, 0 },
+		.busy_ns = 70000000, .dt_ns = 100000000,
+	};
+	u64 nr[2] = { 10, 0 }, big[2] = { 2560, 0 }, mid[2] = { 80, 0 };
+	u64 wr[2] = { 0, 10 };
+	struct fnv_cm m;
+	u32 a, b;
+
+	fnv_cm_init(&m);
+	fnv_cm_update(&m, &w);
+	w.busy_ns = 100000000;
+	w.nr[0] = FNV_CM_MIN_NR - 1;
+	fnv_cm_update(&m, &w);
+	tap_ok(!m.known[0] && !m.windows && !m.tilting &&
+	       fnv_cm_tilt(&m, nr, big) == FNV_CM_TILT_ONE,
+	       "a device busy 70 %% of a window, or 15 commands: not counted, no tilt");
+	w.nr[0] = 100;
+	w.nr[1] = 100;
+	w.sect[1] = 800;
+	/* windows 4 and 5 tilt by size, 6 and 7 by writes */
+	while (m.windows < 4)
+		fnv_cm_update(&m, &w);
+	a = fnv_cm_tilt(&m, nr, big);
+	b = fnv_cm_tilt(&m, nr, mid);
+	fnv_cm_update(&m, &w);
+	tap_ok(m.known[0] && a == FNV_CM_TILT_DOWN &&
+	       fnv_cm_tilt(&m, nr, big) == FNV_CM_TILT_UP && b == FNV_CM_TILT_ONE,
+	       "tilt: a larger tenant's charge over 5/4 (%u/1024), then 3/4; one of the window's size none (%u)",
+	       a, b);
+	fnv_cm_update(&m, &w);
+	a = fnv_cm_tilt(&m, wr, mid);
+	b = fnv_cm_tilt(&m, nr, mid);
+	fnv_cm_update(&m, &w);
+	tap_ok(a == FNV_CM_TILT_DOWN && b == FNV_CM_TILT_UP &&
+	       fnv_cm_tilt(&m, wr, mid) == FNV_CM_TILT_UP &&
+	       fnv_cm_tilt(&m, nr, mid) == FNV_CM_TILT_DOWN,
+	       "tilt: then by writes, a writer against a reader (%u, %u)", a, b);
+}
+
+/* huge windows and stalls do not overflow; wrr_mode=off's time_ns */
+static void test_range(void)
+{
+	struct fnv_cm_win w = {
+		.nr = { 1000000, 1000 }, .sect = { 200000000, 8000 },
+		.busy_ns = 100000, .dt_ns = 100000,
+	};
+	struct tenant tn[2] = {
+		{ .sect = 8, .weight = 100 }, { .sect = 128, .weight = 100 },
+	};
+	struct fnv_cm m;
+	int i;
+
+	fnv_cm_init(&m);
+	for (i = 0; i < 100; i++) {
+		w.nr[0] = 1000000 + i * 1000;
+		fnv_cm_update(&m, &w);
 	}
-	tap_near((double)fnv_cm_time_ns(&m, FNV_CM_READ, 8), 200000, 0.01,
-		 "time_ns: 4 KiB read 200 us");
-	tap_near((double)fnv_cm_time_ns(&m, FNV_CM_READ, 128), 1700000, 0.01,
-		 "time_ns: 64 KiB read 1.7 ms");
-	tap_near((double)fnv_cm_time_ns(&m, FNV_CM_WRITE, 8), 200000, 0.01,
-		 "time_ns: a write without a fit of its own costs a read's");
-	tap_near((double)fnv_cm_time_ns(&m, FNV_CM_WRITE, 0), 100000, 0.01,
-		 "time_ns: a discard (0 sectors) costs one command");
+	w.busy_ns = w.dt_ns = 50000000000ULL;
+	w.nr[0] = 20;
+	w.sect[0] = 160;
+	for (i = 0; i < 100; i++)
+		fnv_cm_update(&m, &w);
+	tap_ok(charge(&m, FNV_CM_READ, 8) >= 1 && charge(&m, FNV_CM_READ, 2048) >= 1 &&
+	       m.z16[0] <= FNV_CM_Z_MAX,
+	       "2e8 sectors in 100 us, then 20 commands in 50 s: no overflow");
+	fnv_cm_init(&m);
+	fm = &m;
+	loop(&m, CMD2000, tn, 2, 100, 1, 1);
+	nearf((double)fnv_cm_time_ns(&m, FNV_CM_READ, 8), 500000, 0.2,
+		 "time_ns: a 4 KiB read %llu ns (500000)",
+		 (unsigned long long)fnv_cm_time_ns(&m, FNV_CM_READ, 8));
+	nearf((double)fnv_cm_time_ns(&m, FNV_CM_WRITE, 0),
+		 (double)m.cmd_ns[FNV_CM_WRITE], 0.01,
+		 "time_ns: a discard (0 sectors) costs one write command");
 }
 
 int main(void)
 {
 	tap_plan(3 +		/* test_untrained */
-		 3 +		/* test_command_bound */
-		 3 +		/* test_bytes_bound */
-		 4 +		/* test_mixed */
+		 5 +		/* test_commands */
+		 3 +		/* test_bytes */
+		 2 +		/* test_weights */
+		 4 +		/* test_rw */
 		 2 +		/* test_one_size */
-		 2 +		/* test_writes_only */
-		 1 +		/* test_converges */
-		 1 +		/* test_quiet */
-		 2 +		/* test_noise_and_range */
-		 5);		/* test_time_ns */
+		 2 +		/* test_change */
+		 3 +		/* test_windows */
+		 3);		/* test_range */
 	test_untrained();
-	test_command_bound();
-	test_bytes_bound();
-	test_mixed();
+	test_commands();
+	test_bytes();
+	test_weights();
+	test_rw();
 	test_one_size();
-	test_writes_only();
-	test_converges();
-	test_quiet();
-	test_noise_and_range();
-	test_time_ns();
+	test_change();
+	test_windows();
+	test_range();
 	return tap_done();
 }

@@ -9,6 +9,7 @@
 		     _a < _b ? _a : _b; })
 #define clamp(v, lo, hi)	min(max(v, lo), hi)
 #define clamp_t(t, v, lo, hi)	clamp((t)(v), (t)(lo), (t)(hi))
+#define max3(a, b, c)		max(max(a, b), c)
 #define min_t(t, a, b)		min((t)(a), (t)(b))
 
 #endif
