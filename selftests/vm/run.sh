@@ -26,7 +26,9 @@
 # Environment: KVER (default newest /boot/vmlinuz-6.1.*), FAIRNVME_KO,
 #   FAIRNVME_EXTRA_FILES, FNV_QEMU_EXTRA (extra qemu args, word-split),
 #   FNV_NVME_IOPS (QEMU throttling of the first two NVMe drives, default
-#   2000),
+#   2000; the third, fnv0003, is throttled at 4000 commands/s and 16 MB/s,
+#   the fourth, fnv0004, at 2000 commands/s and 40 MB/s: the cost model's
+#   devices, where the bytes bind),
 #   FNV_NVME_CACHE (QEMU cache mode of the first NVMe drive, default unsafe:
 #   the guest still sees a volatile write cache and sends flushes and FUA
 #   writes, but QEMU does not turn them into the host's fdatasync, whose
@@ -177,6 +179,8 @@ DMESG=$OUT/dmesg.txt
 INITRD=$OUT/initramfs.cpio.gz
 IMG=$OUT/nvme.img
 IMG2=$OUT/nvme-bw.img
+IMG3=$OUT/nvme-3.img
+IMG4=$OUT/nvme-4.img
 rm -f "$LOG" "$TAP" "$DMESG"
 
 # ------------------------------------------------------------- build ------
@@ -200,9 +204,10 @@ else
 	"$HERE/mkinitramfs.sh" "$INITRD"
 fi
 
-rm -f "$IMG" "$IMG2"
-truncate -s "${FNV_NVME_SIZE:-1G}" "$IMG"
-truncate -s "${FNV_NVME_SIZE:-1G}" "$IMG2"
+rm -f "$IMG" "$IMG2" "$IMG3" "$IMG4"
+for i in "$IMG" "$IMG2" "$IMG3" "$IMG4"; do
+	truncate -s "${FNV_NVME_SIZE:-1G}" "$i"
+done
 
 GUEST_TIMEOUT=$((TIMEOUT - 30))
 # hung-task reports after 60 s in D state (Debian's default is 120 s). The
@@ -246,6 +251,10 @@ QEMU=(qemu-system-x86_64 -accel tcg -cpu max -smp "${FNV_SMP:-2}" -m "${FNV_MEM:
 	-device nvme,serial=fnv0001,drive=nvm,max_ioqpairs=4
 	-drive "file=$IMG2,if=none,id=nvm2,format=raw,cache=writeback,aio=threads,throttling.iops-total=${FNV_NVME_IOPS:-2000},throttling.bps-total=${FNV_NVME2_BPS:-4194304}"
 	-device nvme,serial=fnv0002,drive=nvm2,max_ioqpairs=4
+	-drive "file=$IMG3,if=none,id=nvm3,format=raw,cache=unsafe,aio=threads,throttling.iops-total=4000,throttling.bps-total=16000000"
+	-device nvme,serial=fnv0003,drive=nvm3,max_ioqpairs=4
+	-drive "file=$IMG4,if=none,id=nvm4,format=raw,cache=unsafe,aio=threads,throttling.iops-total=2000,throttling.bps-total=40000000"
+	-device nvme,serial=fnv0004,drive=nvm4,max_ioqpairs=4
 	"${FULL_DRIVES[@]+"${FULL_DRIVES[@]}"}"
 	-nic none -pidfile "$OUT/qemu.pid" ${FNV_QEMU_EXTRA:-})
 

@@ -1,0 +1,143 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# fnv-timeout: 900
+#
+# Shares of tenants that mix request sizes and types, at the defaults
+# (nothing written to iosched: the cost model learns each device), on
+# devices bound by different things (issue 35):
+#   a  the emulated NVMe throttled at 2000 commands/s whatever their size
+#      (nvme_dev): a request costs a command, shares are IOPS;
+#   b  the emulated NVMe throttled at 4000 commands/s and 16 MB/s (serial
+#      fnv0003): from 4 KiB up the bytes bind, shares are bytes;
+#   c  fnvssd at its defaults (16 KiB pages on 4 dies, tR 1500 us, tPROG
+#      6000 us): shares are die time from its timing model, counted from
+#      fio's requests: a read holds one die for tR per 16 KiB page it
+#      covers (aligned: a 4, 8 or 16 KiB read one page, 64 KiB four), a
+#      write one tPROG per 16 KiB it dirties;
+#   d  null_blk with mbps=10 (check-extended): shares are bytes.
+# The cases, two tenants each at iodepth 16 (libaio, direct):
+#   eq   4 KiB vs 64 KiB random readers, weights 100:100;
+#   w15  16 KiB random reads at 100 vs 4 KiB at 500;
+#   rw   70/30 8 KiB random read/write at 1000 vs an 8 KiB reader at 100;
+#   wr   4 KiB vs 128 KiB random writers, 100:100.
+# ./run check runs eq on a, b and c; check-extended every case on every
+# device. Asserted per run: the first tenant's share within 10 % of its
+# weight's, and on a and b the bound resource's total (IOPS, bytes) at
+# least 0.95 of none's in the same boot. Printed: the shares under none,
+# and debugfs cost_learned (the model against the configured costs).
+. /tests/lib.sh
+
+RT=${FNV_T29_RUNTIME:-15}
+BASE="--direct=1 --ioengine=libaio --iodepth=16 --numjobs=1 --ramp_time=3 --randrepeat=0 --norandommap --size=256m"
+RUNS="a:eq b:eq c:eq"
+[ "${FNV_extended:-0}" = 1 ] &&
+	RUNS="a:eq a:w15 a:rw a:wr b:eq b:w15 b:rw b:wr c:eq c:w15 c:rw c:wr d:eq d:w15 d:wr"
+n=0
+for r in $RUNS; do
+	case $r in
+	a:* | b:*) n=$((n + 2)) ;;
+	*) n=$((n + 1)) ;;
+	esac
+done
+tap_plan $((n + 1))
+fnv_load || tap_fail_rest "fairnvme not available"
+W="$FNV_WORK/t29"
+rm -rf "$W"
+mkdir -p "$W"
+trap 'ssd_destroy t29; nullb_destroy t29' EXIT
+
+# case NAME : the tenants' fio arguments and weights
+case_set() {
+	case $1 in
+	eq)
+		FNV_TARGS_A="--rw=randread --bs=4k"
+		FNV_TARGS_B="--rw=randread --bs=64k"
+		WA=100 WB=100 ;;
+	w15)
+		FNV_TARGS_A="--rw=randread --bs=16k"
+		FNV_TARGS_B="--rw=randread --bs=4k"
+		WA=100 WB=500 ;;
+	rw)
+		FNV_TARGS_A="--rw=randrw --rwmixread=70 --bs=8k"
+		FNV_TARGS_B="--rw=randread --bs=8k"
+		WA=1000 WB=100 ;;
+	wr)
+		FNV_TARGS_A="--rw=randwrite --bs=4k"
+		FNV_TARGS_B="--rw=randwrite --bs=128k"
+		WA=100 WB=100 ;;
+	esac
+	echo "default $WA" >"$CG_ROOT/A/io.fairnvme.weight"
+	echo "default $WB" >"$CG_ROOT/B/io.fairnvme.weight"
+}
+
+# bs NAME : the tenant's request size, KiB
+bs() {
+	eval "echo \"\$FNV_TARGS_$1\"" | sed -n 's/.*--bs=\([0-9]*\)k.*/\1/p'
+}
+
+# die_us NAME : fnvssd's die time for the tenant's last run (us per s)
+die_us() {
+	awk -v r="$(tenant_iops "$1" read)" -v w="$(tenant_iops "$1" write)" \
+		-v b="$(bs "$1")" 'BEGIN {
+		p = int((b + 15) / 16); if (p < 1) p = 1
+		printf "%.1f\n", r * p * 1500 + w * b / 16 * 6000 }'
+}
+
+# what DEV : the share's unit on device DEV (IOPS, KiB or die time)
+unit_of() {
+	case $1 in
+	a) echo tenant_iops ;;
+	b | d) echo tenant_kb ;;
+	c) echo die_us ;;
+	esac
+}
+
+cg_create A && cg_create B
+ok "cgroups A and B"
+cur=
+for r in $RUNS; do
+	d=${r%%:*} c=${r#*:}
+	if [ "$d" != "$cur" ]; then
+		[ -z "$cur" ] || set_sched "$dev" none
+		case $d in
+		a) dev=$(nvme_dev) ;;
+		b) dev=$(nvme_dev fnv0003) ;;
+		c)
+			ssd_prereq
+			dev=$(ssd_create t29 size_mb=1024 memory_backed=0) ;;
+		d)
+			ssd_destroy t29
+			dev=$(nullb_create t29 size=1024 mbps=10 memory_backed=0) ;;
+		esac
+		[ -n "$dev" ] || { tap_fail_rest "device $d not available"; }
+		cur=$d
+	fi
+	case_set "$c"
+	u=$(unit_of "$d")
+	desc="$d/$c ($dev): A's share of $(echo "$u" | sed 's/tenant_//; s/die_us/die time/; s/kb/bytes/')"
+	due=$(fcalc "$WA / ($WA + $WB)")
+	tot_none=
+	if [ "$d" = a ] || [ "$d" = b ]; then
+		set_sched "$dev" none
+		tenants_run "$dev" "$RT" "$BASE" A B
+		tot_none=$(fcalc "$($u A) + $($u B)")
+		diag "$d/$c under none: A's share $(_share "$u" A A B), total $tot_none"
+	fi
+	set_sched "$dev" fairnvme
+	tenants_run "$dev" "$RT" "$BASE" A B
+	tenants_report A B
+	diag "$d/$c: $(fnv_dbg "$dev" cost_learned)"
+	if [ "$(tenant_rc A)" != 0 ] || [ "$(tenant_rc B)" != 0 ]; then
+		not_ok "$desc" "fio exited $(tenant_rc A) and $(tenant_rc B)"
+		[ -z "$tot_none" ] || not_ok "$d/$c: total" "fio failed"
+		continue
+	fi
+	assert_near "$desc" "$(_share "$u" A A B)" "$due" 10
+	[ -z "$tot_none" ] ||
+		assert_ge "$d/$c: total over none's" \
+			"$(ratio "$(fcalc "$($u A) + $($u B)")" "$tot_none")" 0.95
+done
+set_sched "$dev" none
+cg_destroy A
+cg_destroy B
+tap_done
