@@ -28,7 +28,7 @@
 #      tenant_kb NAME; tenant_kb_share NAME ALLNAMES...
 #      fnv_nvme_setup WORKDIR; pair_cgroups; pair_start RUNTIME [ARGS...]
 # Misc: expect_einval FILE VALUE; fcalc EXPR; ratio A B; wait_until TIMEOUT CMD...; now_ms; timing_off; extreme_mix;
-#      depth_watch_start DEV; depth_watch_stop
+#      depth_watch_start DEV; depth_watch_stop; worst_slowdown PREFIX NAME...
 # Tracing: fnv_quiet [SEC]; fnv_trace_event 0|1 EVENT...
 
 FNV_SCHED=${FNV_SCHED-fairnvme}
@@ -771,6 +771,20 @@ fairness_index() {
 		      s = $2 / $3; if (min == "" || s < min) min = s
 		      if (s > max) max = s }
 		    END { if (!bad && max > 0) printf "%.4f\n", min / max }'
+}
+
+# worst_slowdown PREFIX NAME... : the largest shared / alone mean latency
+# of the tenants' last runs (measure_alone PREFIX); nothing if one is
+# missing, which fails any assert_*
+worst_slowdown() {
+	local pre name
+	pre=$1
+	shift
+	for name in "$@"; do
+		echo "$(tenant_mlat "$name") $(cat "$FNV_WORK/$pre-$name.lat" 2>/dev/null)"
+	done | awk '{ if ($2 == "" || $2 <= 0 || $1 == "" || $1 <= 0) { bad = 1; next }
+		      s = $1 / $2; if (s > max) max = s }
+		    END { if (!bad && max > 0) printf "%.3f\n", max }'
 }
 
 # measure_alone PREFIX DEV RUNTIME NAME... : run each tenant by itself
