@@ -28,9 +28,12 @@
  * table: reads 488,636,629 B/s and 8,518 4 KiB IOPS, writes 427,891,549
  * B/s and 21,940), whose 128 KiB read costs 3.2 times a 4 KiB one. The
  * fit is kept as multiples z of the prior's coefficients, and a ridge of
- * 1/1024 of each regressor's own sum pulls each z towards their common
+ * 1/65536 of each regressor's own sum pulls each z towards their common
  * scale (the one multiple that fits the windows best): a direction the
- * windows measure is theirs, one they do not keep the prior's ratios.
+ * windows measure is theirs, one they do not keep the prior's ratios (a
+ * ridge of 1/1024 took a third off what the windows measured where one
+ * tenant had 1/6 of the device). Each z is at least 1/64 of that scale: a
+ * 4 KiB read, the unit of every charge, never costs nothing.
  * Before the first window the prior's ratios are charged.
  *
  * The probe: under a fair scheduler the mix hardly changes from one window
@@ -59,7 +62,9 @@
  *
  * Limits: the window counts what was dispatched in it, not what completed,
  * so each window is off by what the device held at its edges (the depth's
- * worth of requests; zero on average). On a device that serves many at
+ * worth of requests; zero on average). Requests that go around the
+ * scheduler (flushes; FUA writes on 6.1) take device time the window sees
+ * and counts no request for. On a device that serves many at
  * once a window's busy time is its work over the parallelism the depth
  * gives, for every request alike: only the ratios of the costs matter.
  * Commands other than reads and writes (discard, write zeroes) are charged
@@ -177,10 +182,12 @@ static s64 fnv_cm_div(s64 a, s64 d)
 /*
  * Solve (A + L) z = g + L s over the regressors in @free (the others are
  * 0), L the ridge: A scaled to a unit diagonal (D^-1/2 (A + L) D^-1/2, in
- * 1/2^30: every entry at most 1, every pivot at least the ridge's 1/1024),
- * Gaussian elimination without pivoting (stable on a positive definite
- * matrix), z back in 1/2^16. Returns the most negative free z's index
- * (that z is 0), or -1.
+ * 1/2^30: every entry at most 1, every pivot at least about the ridge's
+ * 1/65536), Gaussian elimination without pivoting (stable on a positive
+ * definite matrix, which FNV_CM_RIDGE_MIN keeps it), z back in 1/2^16.
+ * Returns the index of the free z that came out most negative (in the
+ * scaled unknowns), or of a pivot under FNV_CM_PIVOT_MIN, to be dropped;
+ * -1 when every free z is at least 0.
  */
 struct fnv_cm_sys {
 	u64 a[FNV_CM_NX][FNV_CM_NX];	/* the sums, scaled */
@@ -221,6 +228,8 @@ static int fnv_cm_solve_set(const struct fnv_cm *m,
 
 			if (!(free & FNV_CM_BIT(i)))
 				continue;
+			if (mm[j][j] < FNV_CM_PIVOT_MIN)
+				return j;
 			f = fnv_cm_div(mm[i][j], mm[j][j]);
 			for (k = j; k < FNV_CM_NX; k++)
 				if (free & FNV_CM_BIT(k))
@@ -237,7 +246,10 @@ static int fnv_cm_solve_set(const struct fnv_cm *m,
 		for (k = j + 1; k < FNV_CM_NX; k++)
 			if (free & FNV_CM_BIT(k))
 				v -= fnv_cm_mul(mm[j][k], w[k], 30);
-		w[j] = mm[j][j] > 0 ? fnv_cm_div(v, mm[j][j]) : 0;
+		/* a pivot the ridge should have kept from 0: drop it */
+		if (mm[j][j] < FNV_CM_PIVOT_MIN)
+			return j;
+		w[j] = fnv_cm_div(v, mm[j][j]);
 		if (w[j] < 0 && (neg < 0 || w[j] < w[neg]))
 			neg = j;
 		z[j] = w[j] > 0 ? min(mul_u64_u64_div_u64(w[j], 1ULL << 16,
@@ -268,7 +280,7 @@ static void fnv_cm_solve(struct fnv_cm *m)
 		}
 		g[i] = m->g[i] >> sh;
 		sg += g[i];
-		lam[i] = max(a[i][i] >> FNV_CM_RIDGE_SHIFT, 1ULL);
+		lam[i] = max(a[i][i] >> FNV_CM_RIDGE_SHIFT, FNV_CM_RIDGE_MIN);
 		if (a[i][i])
 			free |= FNV_CM_BIT(i);
 	}
@@ -277,15 +289,24 @@ static void fnv_cm_solve(struct fnv_cm *m)
 		m->s16 = clamp_t(u64, div64_u64(sg << 16, sa), 1,
 				 FNV_CM_Z_MAX);
 	/* a z that comes out negative is 0: solve for the others again */
-	for (i = 0; i < FNV_CM_NX && free; i++) {
+	for (;;) {
+		if (!free) {
+			for (j = 0; j < FNV_CM_NX; j++)
+				z[j] = 0;
+			break;
+		}
 		j = fnv_cm_solve_set(m, &q, free, z);
 		if (j < 0)
 			break;
 		free &= ~FNV_CM_BIT(j);
 	}
+	/*
+	 * Never seen: the prior's. At least 1/64 of the prior's scaled, so
+	 * that a 4 KiB read never costs nothing: the unit of every charge.
+	 */
 	for (j = 0; j < FNV_CM_NX; j++)
-		m->z16[j] = a[j][j] ? z[j] : m->s16;	/* never seen: prior */
-	/* sizes told apart: the two columns' correlation under 1 - 1/64 */
+		m->z16[j] = a[j][j] ? max(z[j], m->s16 >> 6) : m->s16;
+	/* sizes told apart: the two columns' squared cosine under 1 - 1/64 */
 	for (t = 0; t < FNV_CM_TYPES; t++) {
 		u64 cc = a[2 * t][2 * t], ss = a[2 * t + 1][2 * t + 1];
 		u64 cs = a[2 * t][2 * t + 1];

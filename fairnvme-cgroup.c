@@ -51,6 +51,7 @@ static struct blkg_policy_data *fnv_pd_alloc(FNV_PD_ALLOC_ARGS)
 	fnv_ctl_init(&tn->ctl, &fnv_ctl_defaults, FNV_COST_DEF_NS);
 	tn->cfg_weight = FNV_WEIGHT_DEFAULT;
 	tn->eff_weight = FNV_WEIGHT_DEFAULT;
+	tn->cm_tilt = FNV_CM_TILT_ONE;
 	return &tn->pd;
 }
 

@@ -541,20 +541,27 @@ static bool fnv_tabs_period(struct fnv_data *fd, const u64 dem[TABS_NR_FAIR],
 /*
  * The period as the cost model's window (cost.c): what was dispatched, and
  * how long the device had requests. A device idle now has been since the
- * later of its last completion and the window's start. Under fd->lock.
+ * later of its last completion, the window's start and the idle time
+ * counted already. Under fd->lock.
  */
-static void fnv_cm_window(struct fnv_data *fd, u64 now, u64 dt)
+static void fnv_cm_window(struct fnv_data *fd, u64 now)
 {
 	struct fnv_cm_win *w = &fd->win;
+	u64 from;
 
-	if (!atomic_read(&fd->inflight))
-		fd->win_idle += now - min(now, max(READ_ONCE(fd->last_done) &
-						   ~FNV_DONE_BUSY, fd->win_at));
-	w->dt_ns = fd->win_at ? min(dt, now - fd->win_at) : 0;
+	if (!atomic_read(&fd->inflight)) {
+		from = max3(READ_ONCE(fd->last_done) & ~FNV_DONE_BUSY,
+			    fd->win_at, fd->win_mark);
+		if (now > from)
+			fd->win_idle += now - from;
+	}
+	/* the first period after the worker was armed: no window yet */
+	w->dt_ns = fd->win_at && now > fd->win_at ? now - fd->win_at : 0;
 	w->busy_ns = w->dt_ns > fd->win_idle ? w->dt_ns - fd->win_idle : 0;
 	fnv_cm_update(&fd->cm, w);
 	*w = (struct fnv_cm_win){};
 	fd->win_at = now;
+	fd->win_mark = now;
 	fd->win_idle = 0;
 }
 
@@ -590,7 +597,7 @@ void fnv_ctl_workfn(struct work_struct *work)
 	dt = fd->ctl_at && t0 > fd->ctl_at ? t0 - fd->ctl_at :
 	     (u64)READ_ONCE(fd->ctl_period_ms) * NSEC_PER_MSEC;
 	fd->ctl_at = t0;
-	fnv_cm_window(fd, t0, dt);
+	fnv_cm_window(fd, t0);
 	probe = mode == FNV_WRR_SOFT && fd->cost_model == FNV_COST_TIME;
 	list_for_each_entry(tn, &fd->active, active_node) {
 		struct fnv_sample smp;

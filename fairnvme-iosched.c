@@ -15,24 +15,24 @@
  *
  * Shares are shares of cost. With cost_model=time (the default) a request
  * costs the device time it takes, per operation type (read, write),
- * learned online rather than configured. One request in four of each
- * tenant is sampled; its service time runs from the device's previous
- * completion, or its own dispatch if later, to its completion: what it
- * cost the device, not how long it queued there (on a device that serves
- * many requests at once, its time over the parallelism).
+ * learned online rather than configured (cost.c):
  *
- * - wrr_mode=soft (cost.c): each control period, a tenant's mean size and
- *   mean service time per type is one point, weighted by its count, in
- *   sums that lose a quarter per period (a half-life of 2.4 periods); a
- *   least-squares line through them gives a cost per command and a cost
- *   per sector, neither negative: blk-iocost's linear model, measured. The
- *   unit is a 4 KiB read, charged its 8 sectors, so a device whose time
- *   goes with bytes is shared by bytes. A type with fewer than 16 samples
- *   is charged as the other type, with neither by its size; discards and
- *   write zeroes cost one write command.
+ * - Each control period is a window: what it dispatched (commands and
+ *   sectors per type) and how long the device had requests of ours. While
+ *   busy, the busy time is the sum of the requests' costs, a cost per
+ *   command plus a cost per sector per type: blk-iocost's linear model,
+ *   fitted by least squares over decayed windows, towards blk-iocost's
+ *   default SSD model where the windows cannot tell the costs apart. Each
+ *   period tilts the charge of the tenants larger than the window's mean
+ *   (or with more writes) one way and the smaller ones the other, the
+ *   reverse the next period, so that the windows can. The unit is a 4 KiB
+ *   read, charged its 8 sectors, so a device whose time goes with bytes is
+ *   shared by bytes; discards and write zeroes cost one write command.
  * - wrr_mode=off: the same line, in ns of device time (budget_us is in
- *   time); until it is known, the tenant's own moving average of service
- *   time per type (state.c: rcost_us and wcost_us in io.fairnvme.stat).
+ *   time), once a window counted; until then the tenant's own moving
+ *   average of service time per type (state.c: one request in four is
+ *   sampled, its service time from the device's previous completion or
+ *   its own dispatch; rcost_us and wcost_us in io.fairnvme.stat).
  *
  * With cost_model=bytes a request costs its size, plus req_cost_bytes
  * (4096) under budget cycles.
@@ -337,6 +337,7 @@ static void fnv_tenant_hold(struct fnv_tenant *tn, bool hold)
 /* @tn leaves the control worker's active list, and drops what it held. */
 void fnv_tenant_leave(struct fnv_tenant *tn)
 {
+	tn->cm_tilt = FNV_CM_TILT_ONE;	/* the probe walks the active list */
 	list_del_init(&tn->active_node);
 	fnv_tenant_hold(tn, false);
 }
@@ -563,6 +564,9 @@ static void fnv_tenant_active(struct fnv_data *fd, struct fnv_tenant *tn)
 	}
 	if (!fd->ctl_armed) {
 		fd->ctl_armed = true;
+		/* the cost model's window starts with the first period */
+		fd->win = (struct fnv_cm_win){};
+		fd->win_at = 0;
 		schedule_delayed_work(&fd->ctl_work, fnv_ctl_delay(fd));
 	}
 }
@@ -1138,16 +1142,21 @@ static void fnv_win_count(struct fnv_data *fd, struct request *rq)
 
 /*
  * The first request at an idle device: the window was idle since the last
- * completion (or its own start). The one clock read the window costs, on
- * a device that was idle only.
+ * completion (or its own start), once: a requeue takes inflight to 0
+ * without a completion, and the idle time before it was counted already
+ * (win_mark). The one clock read the window costs, on a device that was
+ * idle only. Requests from fd->bypass are counted in the window but not in
+ * inflight: time with only them at the device counts as idle.
  */
 static void fnv_win_idle(struct fnv_data *fd)
 {
 	u64 now = ktime_get_ns();
-	u64 from = max(READ_ONCE(fd->last_done) & ~FNV_DONE_BUSY, fd->win_at);
+	u64 from = max3(READ_ONCE(fd->last_done) & ~FNV_DONE_BUSY,
+			fd->win_at, fd->win_mark);
 
-	if (now > from)
+	if (fd->win_at && now > from)
 		fd->win_idle += now - from;
+	fd->win_mark = now;
 }
 
 /*

@@ -270,6 +270,7 @@ struct fnv_data {
 	struct fnv_cm_win win;
 	u64 win_at;			/* ns: the window's start */
 	u64 win_idle;			/* ns: ... idle since */
+	u64 win_mark;			/* ns: idle counted up to */
 	u32 hl_period_ms;
 	u32 wrr_burst;
 
@@ -444,7 +445,7 @@ static inline u64 fnv_charge(struct fnv_data *fd, struct request *rq)
 {
 	const struct fnv_cm *m = &fd->cm;
 	struct fnv_tenant *tn = fnv_rq_tenant(rq);
-	u64 sect = blk_rq_sectors(rq), c;
+	u64 sect = blk_rq_sectors(rq);
 	int t = FNV_CM_WRITE;
 
 	if (fd->cost_model == FNV_COST_BYTES)
@@ -458,11 +459,9 @@ static inline u64 fnv_charge(struct fnv_data *fd, struct request *rq)
 	default:
 		sect = 0;
 	}
-	c = fnv_cm_charge(m->c_cmd[t], m->c_sect[t], sect);
-	/* the model's probe (cost.c): this period's tilt of the tenant */
-	if (tn && tn->cm_tilt != FNV_CM_TILT_ONE)
-		c = max((c * tn->cm_tilt) >> 10, 1ULL);
-	return c;
+	/* times the model's probe (cost.c): the tenant's tilt this period */
+	return fnv_cm_charge(m->c_cmd[t], m->c_sect[t], sect,
+			     tn ? tn->cm_tilt : FNV_CM_TILT_ONE);
 }
 
 /*

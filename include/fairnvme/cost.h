@@ -12,6 +12,7 @@
 #define _FAIRNVME_COST_H
 
 #include <linux/types.h>
+#include <linux/minmax.h>
 
 #define FNV_CM_READ		0
 #define FNV_CM_WRITE		1
@@ -30,8 +31,17 @@
 #define FNV_CM_U_SHIFT		16
 /* ... at most this (a device 4096 times as fast as the prior) */
 #define FNV_CM_U_MAX		0x10000000ULL
-/* The prior weighs 1/2^FNV_CM_RIDGE_SHIFT of each regressor's own sum */
+/*
+ * The prior weighs 1/2^FNV_CM_RIDGE_SHIFT of each regressor's own sum, and
+ * at least FNV_CM_RIDGE_MIN: the sums cut to 31 bits each are off by less
+ * than 1 each, a matrix of norm under 4, and a floor of 8 keeps the system
+ * positive definite (a floor of 1 let a first window of 8 reads among 8803
+ * writes come out indefinite, and divide by a pivot of 0)
+ */
 #define FNV_CM_RIDGE_SHIFT	16
+#define FNV_CM_RIDGE_MIN	8ULL
+/* ... so a pivot (in 1/2^30) under this is a bug's: its regressor is 0 */
+#define FNV_CM_PIVOT_MIN	256
 /* The fit over the prior, in 1/2^16: at most 4096 times it */
 #define FNV_CM_Z_MAX		0x10000000ULL
 /*
@@ -96,12 +106,16 @@ static inline u64 fnv_cm_time_ns(const struct fnv_cm *m, int t, u64 sect)
 	return m->cmd_ns[t] + ((m->sect_ns16[t] * sect) >> 16);
 }
 
-/* What a request of @sect sectors costs, in sectors of a 4 KiB read's. */
-static inline u64 fnv_cm_charge(u32 c_cmd, u32 c_sect, u64 sect)
+/*
+ * What a request of @sect sectors costs, in sectors of a 4 KiB read's,
+ * times @tilt / FNV_CM_TILT_ONE (the probe's, before the rounding: a 4 KiB
+ * read's 8 tilted to 10 and 6 gained its tenant 1/15 over two periods).
+ */
+static inline u64 fnv_cm_charge(u32 c_cmd, u32 c_sect, u64 sect, u32 tilt)
 {
-	u64 c = ((u64)c_cmd + (u64)c_sect * sect +
-		 (1ULL << (FNV_CM_SHIFT - 1))) >> FNV_CM_SHIFT;
+	u64 c = (u64)c_cmd + (u64)c_sect * min_t(u64, sect, 1ULL << 16);
 
+	c = (((c * tilt) >> 10) + (1ULL << (FNV_CM_SHIFT - 1))) >> FNV_CM_SHIFT;
 	return c ? c : 1;
 }
 
