@@ -263,7 +263,7 @@ static void fnv_cm_solve(struct fnv_cm *m)
 {
 	struct fnv_cm_sys q;
 	u64 (*a)[FNV_CM_NX] = q.a, *g = q.g, *lam = q.lam;
-	u64 z[FNV_CM_NX] = {}, top = m->n, sa = 0, sg = 0, rss, v;
+	u64 z[FNV_CM_NX] = {}, top = m->n, sa = 0, sg = 0, amax = 0, rss, v;
 	unsigned int free = 0;
 	int i, j, t, sh = 0;
 	s64 zg = 0;
@@ -280,10 +280,22 @@ static void fnv_cm_solve(struct fnv_cm *m)
 		}
 		g[i] = m->g[i] >> sh;
 		sg += g[i];
-		lam[i] = max(a[i][i] >> FNV_CM_RIDGE_SHIFT, FNV_CM_RIDGE_MIN);
+		amax = max(amax, a[i][i]);
 		if (a[i][i])
 			free |= FNV_CM_BIT(i);
 	}
+	/*
+	 * The ridge of each regressor goes with its size (the root of its
+	 * sum), not its sum: where the windows see only the total of two
+	 * regressors (one size), the prior's ratio between them is kept (the
+	 * total's error is shared in proportion to each one's part of it). A
+	 * ridge that went with the sum moved the smaller one most: 4 KiB
+	 * writes alone were fitted 2 us per command and 100 us per KiB where
+	 * the prior's ratio is 36 us to 2.4 us.
+	 */
+	for (i = 0; i < FNV_CM_NX; i++)
+		lam[i] = max(int_sqrt64(a[i][i] * amax) >> FNV_CM_RIDGE_SHIFT,
+			     FNV_CM_RIDGE_MIN);
 	/* the prior's scale: the one multiple of it that fits best */
 	if (sa)
 		m->s16 = clamp_t(u64, div64_u64(sg << 16, sa), 1,

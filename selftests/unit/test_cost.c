@@ -286,6 +286,31 @@ static void test_one_size(void)
 	share_ok(tn, 2, 0, 0, "one size, weights 100:300");
 }
 
+/*
+ * Writes of one size beside reads of two: the windows tell the writes'
+ * total, not their command from their bytes, which keep the prior's ratio
+ * (36006 ns a command to 1196.6 ns a sector: 30.1 sectors); a 4 KiB write
+ * costs what the device says, a 4 KiB read's on (a).
+ */
+static void test_one_size_writes(void)
+{
+	struct tenant tn[3] = {
+		{ .sect = 8, .weight = 100 }, { .sect = 128, .weight = 100 },
+		{ .sect = 8, .weight = 100, .wr_pct = 100 },
+	};
+	struct fnv_cm m;
+	double knee, r;
+
+	fnv_cm_init(&m);
+	loop(&m, CMD2000, tn, 3, 100, 50, 1);
+	knee = (double)m.cmd_ns[FNV_CM_WRITE] * 65536 / fmax(m.sect_ns16[FNV_CM_WRITE], 1);
+	r = charge(&m, FNV_CM_WRITE, 8) / charge(&m, FNV_CM_READ, 8);
+	tap_ok(!m.sep[FNV_CM_WRITE] && knee > 30.1 * 0.75 && knee < 30.1 * 1.25 &&
+	       r > 0.85 && r < 1.15,
+	       "4 KiB writes only: the prior's ratio kept (%.1f sectors a command), a write costs %.2f of a read (1)",
+	       knee, r);
+}
+
 /* the model follows a changed device, and an idle one keeps it */
 static void test_change(void)
 {
@@ -411,6 +436,7 @@ int main(void)
 		 2 +		/* test_weights */
 		 4 +		/* test_rw */
 		 2 +		/* test_one_size */
+		 1 +		/* test_one_size_writes */
 		 2 +		/* test_change */
 		 3 +		/* test_windows */
 		 4);		/* test_range */
@@ -420,6 +446,7 @@ int main(void)
 	test_weights();
 	test_rw();
 	test_one_size();
+	test_one_size_writes();
 	test_change();
 	test_windows();
 	test_range();
