@@ -900,7 +900,12 @@ shared_run() {
 	[ "$s" = fairnvme ] && depth_watch_start "$dev"
 	bad=0
 	# shellcheck disable=SC2086
+	_st0=$(cat "/sys/block/$(_blkname "$dev")/stat")
 	tenants_run "$dev" "$rt" "" "$@" || bad=1
+	# what the device completed, and merged, counted by the block layer
+	echo "$_st0 $(cat "/sys/block/$(_blkname "$dev")/stat")" | awk '{
+		printf "# %s at the device: %d reads (%d merged), %d writes (%d merged)\n",
+		       s, $18 - $1, $19 - $2, $22 - $5, $23 - $6 }' s="$s"
 	[ "$s" = fairnvme ] && diag "$s: depth/dev_floor_us each second: $(depth_watch_stop)"
 	# a label for the run's numbers, when one scheduler runs twice
 	s=${FNV_RUN_LABEL:-$s}
