@@ -20,8 +20,8 @@
  * for the work dispatched in it. Each control period is one window (one
  * equation), if the device was busy for at least 3/4 of it with at least
  * FNV_CM_MIN_NR commands: an idle device's time says nothing of its costs.
- * The fit is least squares over the windows, in sums that lose 1/8 per
- * window (the model follows a changed device in a second or two).
+ * The fit is least squares over the windows, in sums that lose 1/16 per
+ * window (the model follows a changed device within a few seconds).
  *
  * Where the windows cannot tell a and b apart (every window dispatched the
  * same mix), the prior decides: blk-iocost's default SSD model (its autop

@@ -209,9 +209,10 @@ static void test_bytes(void)
 	struct fnv_cm m;
 	double r, ps;
 
+	/* QEMU's bytes throttle: edges off by several 64 KiB requests */
 	fnv_cm_init(&m);
 	fm = &m;
-	loop(&m, BYTES16, tn, 2, 100, 50, 1);
+	loop(&m, BYTES16, tn, 2, 100, 50, 6);
 	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
 	ps = m.sect_ns16[0] / 65536.0;
 	nearf(r, 16, 0.2, "%s: 64 KiB costs %.2f of 4 KiB (16)", dev_name[BYTES16], r);
@@ -277,9 +278,10 @@ static void test_one_size(void)
 	struct fnv_cm m;
 	double r;
 
+	/* QEMU's bytes throttle: edges off by several 64 KiB requests */
 	fnv_cm_init(&m);
 	fm = &m;
-	loop(&m, BYTES16, tn, 2, 100, 50, 1);
+	loop(&m, BYTES16, tn, 2, 100, 50, 6);
 	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
 	tap_ok(!m.sep[0] && r > 1.8 && r < 2.4,
 	       "one size: not told apart, 64 KiB keeps the prior's %.2f (2.07)", r);
