@@ -863,6 +863,12 @@ depth_watch_start() {
 	(
 		while :; do
 			echo "$(fnv_dbg "$1" depth 2>/dev/null || echo -)/$(fnv_dbg "$1" dev_floor_us 2>/dev/null || echo -)"
+			if [ "${FNV_watch_dump:-0}" = 1 ]; then
+				{
+					echo "# $(date +%s) inflight=$(fnv_dbg "$1" inflight) gvt=$(fnv_dbg "$1" gvt) tau_l=$(fnv_dbg "$1" tau_l_eff_bytes) $(fnv_dbg "$1" cost_learned) devinflight=$(cat "/sys/block/$(_blkname "$1")/inflight")"
+					fnv_dbg "$1" tenant_dump | sed 's/^/#   /'
+				} >>"$FNV_WORK/watch.log"
+			fi
 			sleep 1
 		done
 	) >"$FNV_WORK/depth.log" &
@@ -872,6 +878,7 @@ depth_watch_stop() {
 	kill "$_depth_pid" 2>/dev/null
 	wait "$_depth_pid" 2>/dev/null
 	tr '\n' ' ' <"$FNV_WORK/depth.log"
+	[ "${FNV_watch_dump:-0}" = 1 ] && cat "$FNV_WORK/watch.log" >&2 && rm -f "$FNV_WORK/watch.log"
 }
 
 # extreme_mix : FairNVMe's "extreme workloads" (paper, 5.4) as t10 and t20
