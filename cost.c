@@ -321,15 +321,22 @@ static void fnv_cm_solve(struct fnv_cm *m)
 	/*
 	 * Never seen: the prior's. At least 1/64 of the prior's scaled, so
 	 * that a 4 KiB read never costs nothing: the unit of every charge.
+	 * Over the first FNV_CM_MIN_WINDOWS windows the prior's ratios at
+	 * the windows' scale: three windows fitted a 64 KiB read at 16 times
+	 * a 4 KiB one where both cost a command (t20), and a tenant charged
+	 * so in its first periods stays that far ahead of the others' virtual
+	 * time, served last, until they catch up.
 	 */
 	for (j = 0; j < FNV_CM_NX; j++)
-		m->z16[j] = a[j][j] ? max(z[j], m->s16 >> 6) : m->s16;
+		m->z16[j] = a[j][j] && m->windows >= FNV_CM_MIN_WINDOWS ?
+			    max(z[j], m->s16 >> 6) : m->s16;
 	/* sizes told apart: the two columns' squared cosine under 1 - 1/64 */
 	for (t = 0; t < FNV_CM_TYPES; t++) {
 		u64 cc = a[2 * t][2 * t], ss = a[2 * t + 1][2 * t + 1];
 		u64 cs = a[2 * t][2 * t + 1];
 
-		m->sep[t] = cc && ss && cs * cs < cc * ss - ((cc * ss) >> 6);
+		m->sep[t] = m->windows >= FNV_CM_MIN_WINDOWS && cc && ss &&
+			    cs * cs < cc * ss - ((cc * ss) >> 6);
 	}
 	/* the residual: n - 2 z.g + z.a.z, over n */
 	rss = m->n >> sh;

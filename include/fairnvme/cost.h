@@ -25,6 +25,8 @@
 #define FNV_CM_REF_SECT		8
 /* Commands a window needs to count */
 #define FNV_CM_MIN_NR		16
+/* Windows counted before the fit's ratios are charged (cost.c) */
+#define FNV_CM_MIN_WINDOWS	16
 /*
  * Sums lose 1/2^FNV_CM_DECAY_SHIFT per window: half-life 10.7 windows.
  * Each window's edges are off by what the device held (behind QEMU's
