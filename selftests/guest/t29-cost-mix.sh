@@ -124,7 +124,9 @@ for r in $RUNS; do
 		diag "$d/$c under none: A's share $(_share "$u" A A B), total $tot_none"
 	fi
 	set_sched "$dev" fairnvme
+	depth_watch_start "$dev"
 	tenants_run "$dev" "$RT" "$BASE" A B
+	diag "$d/$c: depth/dev_floor_us each second: $(depth_watch_stop)"
 	tenants_report A B
 	diag "$d/$c: $(fnv_dbg "$dev" cost_learned)"
 	if [ "$(tenant_rc A)" != 0 ] || [ "$(tenant_rc B)" != 0 ]; then
