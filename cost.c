@@ -17,11 +17,24 @@
  *
  *   busy time = sum over types t of  a_t * commands_t + b_t * sectors_t
  *
- * for the work dispatched in it. Each control period is one window (one
+ * for the work completed in it. Each control period is one window (one
  * equation), if the device was busy for at least 3/4 of it with at least
  * FNV_CM_MIN_NR commands: an idle device's time says nothing of its costs.
+ * Completed, not dispatched: a window of dispatches is off by what the
+ * device held at its edges, up to the depth's worth, and at a rate trial's
+ * depth of 32 behind QEMU's 16 MB/s (64 KiB reads of 4 ms) that was more
+ * than the window's own work; one of completions is off by the part done
+ * of what was in service (one request on a device that serves in order).
  * The fit is least squares over the windows, in sums that lose 1/16 per
  * window (the model follows a changed device within a few seconds).
+ *
+ * Which windows: busy time is cost only where the depth keeps the device
+ * full. A window at the depth the latency rule holds (held) on a device
+ * that serves more at a deeper queue measures latency: fnvssd's 64 KiB
+ * read, striped over four dies in one tR, fitted 1.01 to 2.8 times a
+ * 4 KiB read where it takes four times the die time. The windows at
+ * max_inflight (full: the depth's rate trials, a depth they kept) judge
+ * the held ones: see fnv_cm_held_in().
  *
  * Where the windows cannot tell a and b apart (every window dispatched the
  * same mix), the prior decides: blk-iocost's default SSD model's reads
@@ -60,13 +73,13 @@
  * whose time is proportional to bytes is charged bytes: time-fair is
  * byte-fair there.
  *
- * Limits: the window counts what was dispatched in it, not what completed,
- * so each window is off by what the device held at its edges (the depth's
- * worth of requests; zero on average). Requests that go around the
- * scheduler (flushes; FUA writes on 6.1) take device time the window sees
- * and counts no request for. On a device that serves many at
- * once a window's busy time is its work over the parallelism the depth
- * gives, for every request alike: only the ratios of the costs matter.
+ * Limits: requests that go around the scheduler (flushes; FUA writes on
+ * 6.1) are counted as one write command each, their sizes unknown at
+ * completion. At max_inflight the scheduler no longer sets the mix (two
+ * tenants of 16 requests each are all at the device), so the tilt does
+ * not move it: full windows may give the scale and not the ratios, and
+ * then the held windows count, latency and all (fnv_cm_held_in()). A
+ * device that is full only past max_inflight has no full window.
  * Commands other than reads and writes (discard, write zeroes) are charged
  * as one write command, whatever their size.
  */
@@ -138,6 +151,7 @@ void fnv_cm_init(struct fnv_cm *m)
 /* Count a window: false if it says nothing of the costs. */
 static bool fnv_cm_add(struct fnv_cm *m, const struct fnv_cm_win *w)
 {
+	struct fnv_cm_sums *S = &m->s[w->full ? FNV_CM_FULL : FNV_CM_HELD];
 	u64 x[FNV_CM_NX], u[FNV_CM_NX], nr;
 	int i, j, t;
 
@@ -155,14 +169,28 @@ static bool fnv_cm_add(struct fnv_cm *m, const struct fnv_cm_win *w)
 					       w->busy_ns), FNV_CM_U_MAX);
 	for (i = 0; i < FNV_CM_NX; i++) {
 		for (j = 0; j < FNV_CM_NX; j++)
-			m->a[i][j] += u[i] * u[j];
-		m->g[i] += u[i] << FNV_CM_U_SHIFT;
+			S->a[i][j] += u[i] * u[j];
+		S->g[i] += u[i] << FNV_CM_U_SHIFT;
 	}
-	m->n += 1ULL << (2 * FNV_CM_U_SHIFT);
+	S->n += 1ULL << (2 * FNV_CM_U_SHIFT);
+	S->windows++;
 	/* the tilt's reference */
 	m->win_sect16 = div64_u64((w->sect[0] + w->sect[1]) << 4, nr);
 	m->win_wr = div64_u64(w->nr[FNV_CM_WRITE] << 10, nr);
 	return true;
+}
+
+/* a kind's sums lose 1/2^FNV_CM_DECAY_SHIFT with each of its windows */
+static void fnv_cm_decay(struct fnv_cm_sums *S)
+{
+	int i, j;
+
+	for (i = 0; i < FNV_CM_NX; i++) {
+		for (j = 0; j < FNV_CM_NX; j++)
+			S->a[i][j] -= S->a[i][j] >> FNV_CM_DECAY_SHIFT;
+		S->g[i] -= S->g[i] >> FNV_CM_DECAY_SHIFT;
+	}
+	S->n -= S->n >> FNV_CM_DECAY_SHIFT;
 }
 
 #define FNV_CM_BIT(j)	(1U << (j))
@@ -199,10 +227,12 @@ struct fnv_cm_sys {
 	u64 a[FNV_CM_NX][FNV_CM_NX];	/* the sums, scaled */
 	u64 g[FNV_CM_NX];
 	u64 lam[FNV_CM_NX];		/* the ridge */
+	u64 n;
+	u64 s16;			/* the prior's scale */
+	unsigned int free;		/* regressors seen */
 };
 
-static int fnv_cm_solve_set(const struct fnv_cm *m,
-			    const struct fnv_cm_sys *q, unsigned int free,
+static int fnv_cm_solve_set(const struct fnv_cm_sys *q, unsigned int free,
 			    u64 *z)
 {
 	const u64 *g = q->g, *lam = q->lam;
@@ -217,7 +247,7 @@ static int fnv_cm_solve_set(const struct fnv_cm *m,
 		/* sqrt(a_jj + l_j) in 1/2^16 */
 		d[j] = max(int_sqrt64((q->a[j][j] + lam[j]) << 32), 1U);
 		/* (g_j + l_j s) / sqrt(a_jj + l_j), in 1/2^16 */
-		h[j] = mul_u64_u64_div_u64((g[j] << 16) + lam[j] * m->s16,
+		h[j] = mul_u64_u64_div_u64((g[j] << 16) + lam[j] * q->s16,
 					   1ULL << 16, d[j]);
 	}
 	for (i = 0; i < FNV_CM_NX; i++)
@@ -265,31 +295,32 @@ static int fnv_cm_solve_set(const struct fnv_cm *m,
 	return neg;
 }
 
-static void fnv_cm_solve(struct fnv_cm *m)
+/*
+ * The system of the sums @S: scaled to 31 bits, the ridge, the prior's
+ * scale (the one multiple of it that fits best).
+ */
+static void fnv_cm_sys_set(struct fnv_cm_sys *q, const struct fnv_cm_sums *S)
 {
-	struct fnv_cm_sys q;
-	u64 (*a)[FNV_CM_NX] = q.a, *g = q.g, *lam = q.lam;
-	u64 z[FNV_CM_NX] = {}, top = m->n, sa = 0, sg = 0, amax = 0, rss, v;
-	unsigned int free = 0;
-	int i, j, t, sh = 0;
-	s64 zg = 0;
+	u64 top = S->n, sa = 0, sg = 0, amax = 0;
+	int i, j, sh = 0;
 
-	/* scale the sums to 31 bits */
 	for (j = 0; j < FNV_CM_NX; j++)
-		top = max3(top, m->a[j][j], m->g[j]);
+		top = max3(top, S->a[j][j], S->g[j]);
 	while ((top >> sh) >= (1ULL << 31))
 		sh++;
+	q->free = 0;
 	for (i = 0; i < FNV_CM_NX; i++) {
 		for (j = 0; j < FNV_CM_NX; j++) {
-			a[i][j] = m->a[i][j] >> sh;
-			sa += a[i][j];
+			q->a[i][j] = S->a[i][j] >> sh;
+			sa += q->a[i][j];
 		}
-		g[i] = m->g[i] >> sh;
-		sg += g[i];
-		amax = max(amax, a[i][i]);
-		if (a[i][i])
-			free |= FNV_CM_BIT(i);
+		q->g[i] = S->g[i] >> sh;
+		sg += q->g[i];
+		amax = max(amax, q->a[i][i]);
+		if (q->a[i][i])
+			q->free |= FNV_CM_BIT(i);
 	}
+	q->n = S->n >> sh;
 	/*
 	 * The ridge of each regressor goes with its size (the root of its
 	 * sum), not its sum: where the windows see only the total of two
@@ -300,24 +331,131 @@ static void fnv_cm_solve(struct fnv_cm *m)
 	 * the prior's ratio is 36 us to 2.4 us.
 	 */
 	for (i = 0; i < FNV_CM_NX; i++)
-		lam[i] = max(int_sqrt64(a[i][i] * amax) >> FNV_CM_RIDGE_SHIFT,
-			     FNV_CM_RIDGE_MIN);
-	/* the prior's scale: the one multiple of it that fits best */
-	if (sa)
-		m->s16 = clamp_t(u64, div64_u64(sg << 16, sa), 1,
-				 FNV_CM_Z_MAX);
-	/* a z that comes out negative is 0: solve for the others again */
+		q->lam[i] = max(int_sqrt64(q->a[i][i] * amax) >>
+				FNV_CM_RIDGE_SHIFT, FNV_CM_RIDGE_MIN);
+	q->s16 = sa ? clamp_t(u64, div64_u64(sg << 16, sa), 1,
+			      FNV_CM_Z_MAX) : 1ULL << 16;
+}
+
+/* type @t's sizes told apart: its columns' squared cosine under 1 - 1/64 */
+static bool fnv_cm_sep(const struct fnv_cm_sys *q, int t)
+{
+	u64 cc = q->a[2 * t][2 * t], ss = q->a[2 * t + 1][2 * t + 1];
+	u64 cs = q->a[2 * t][2 * t + 1];
+
+	return cc && ss && cs * cs < cc * ss - ((cc * ss) >> 6);
+}
+
+/* Fit @q: z of each regressor, 0 where it came out negative */
+static void fnv_cm_fit(const struct fnv_cm_sys *q, u64 *z)
+{
+	unsigned int free = q->free;
+	int j;
+
 	for (;;) {
 		if (!free) {
 			for (j = 0; j < FNV_CM_NX; j++)
 				z[j] = 0;
-			break;
+			return;
 		}
-		j = fnv_cm_solve_set(m, &q, free, z);
+		j = fnv_cm_solve_set(q, free, z);
 		if (j < 0)
-			break;
+			return;
 		free &= ~FNV_CM_BIT(j);
 	}
+}
+
+/*
+ * How far the fit @z is from the windows of @q, in their own sums' units:
+ * @zg = z.g / 2^16 and @zaz = z.A.z / 2^32, both 2^32 times the sums over
+ * the windows of the predicted busy time (1: the window's) and its
+ * square.
+ */
+static void fnv_cm_fit_sums(const struct fnv_cm_sys *q, const u64 *z,
+			    u64 *zg, u64 *zaz)
+{
+	u64 v;
+	int i, j;
+
+	*zg = 0;
+	*zaz = 0;
+	for (j = 0; j < FNV_CM_NX; j++) {
+		v = 0;
+		for (i = 0; i < FNV_CM_NX; i++)
+			v += q->a[j][i] * z[i];
+		*zg += mul_u64_u64_shr(z[j], q->g[j], 16);
+		*zaz += mul_u64_u64_shr(z[j], v, 32);
+	}
+}
+
+/*
+ * Do the held windows count? A window counts where the device was busy
+ * with the work dispatched in it, for as long as that work takes: at a
+ * depth that uses the device. At a depth that does not (fnvssd's four
+ * dies at depth 3, a 64 KiB read striped over all four beside 4 KiB reads
+ * on one each), the busy time is the requests' latency, not their cost:
+ * the windows there fitted a 64 KiB read at 1.01 times a 4 KiB one where
+ * it takes four times the die time. The windows at max_inflight (the
+ * depth's rate trials, a kept max_inflight) judge: once FNV_CM_FULL_MIN
+ * of them counted, the held windows count while the full ones' fit
+ * predicts their busy time within 1/16 (held_ratio, the one multiple of
+ * the prediction that fits them best, at most FNV_CM_HELD_MAX): a depth
+ * the trials found the device's full rate at.
+ */
+static bool fnv_cm_held_in(struct fnv_cm *m)
+{
+	struct fnv_cm_sys q;
+	u64 z[FNV_CM_NX], zg, zaz;
+	int t;
+
+	m->held_ratio = 0;
+	if (m->s[FNV_CM_FULL].windows < FNV_CM_FULL_MIN ||
+	    !m->s[FNV_CM_HELD].n)
+		return true;
+	fnv_cm_sys_set(&q, &m->s[FNV_CM_FULL]);
+	/*
+	 * Only full windows that told sizes apart judge: at max_inflight
+	 * the device's order sets the mix, and where it did not change (two
+	 * tenants of 16 requests each, all at the device) their fit keeps the
+	 * prior's ratios, and would judge the held windows by them.
+	 */
+	for (t = 0; t < FNV_CM_TYPES; t++)
+		if (q.a[2 * t + 1][2 * t + 1] && !fnv_cm_sep(&q, t))
+			return true;
+	fnv_cm_fit(&q, z);
+	fnv_cm_sys_set(&q, &m->s[FNV_CM_HELD]);
+	fnv_cm_fit_sums(&q, z, &zg, &zaz);
+	if (!zaz)
+		return true;
+	m->held_ratio = min_t(u64, div64_u64(zg << 10, zaz), U32_MAX);
+	return m->held_ratio <= FNV_CM_HELD_MAX;
+}
+
+static void fnv_cm_solve(struct fnv_cm *m)
+{
+	const struct fnv_cm_sums *F = &m->s[FNV_CM_FULL];
+	const struct fnv_cm_sums *H = &m->s[FNV_CM_HELD];
+	struct fnv_cm_sums all;
+	struct fnv_cm_sys q;
+	u64 z[FNV_CM_NX], zg, zaz, rss;
+	u32 seen;
+	int i, j, t;
+
+	m->held_in = fnv_cm_held_in(m);
+	all = *F;
+	seen = F->windows;
+	if (m->held_in) {
+		for (i = 0; i < FNV_CM_NX; i++) {
+			for (j = 0; j < FNV_CM_NX; j++)
+				all.a[i][j] += H->a[i][j];
+			all.g[i] += H->g[i];
+		}
+		all.n += H->n;
+		seen += H->windows;
+	}
+	fnv_cm_sys_set(&q, &all);
+	m->s16 = q.s16;
+	fnv_cm_fit(&q, z);
 	/*
 	 * Never seen: the prior's. At least 1/64 of the prior's scaled, so
 	 * that a 4 KiB read never costs nothing: the unit of every charge.
@@ -328,34 +466,21 @@ static void fnv_cm_solve(struct fnv_cm *m)
 	 * time, served last, until they catch up.
 	 */
 	for (j = 0; j < FNV_CM_NX; j++)
-		m->z16[j] = a[j][j] && m->windows >= FNV_CM_MIN_WINDOWS ?
+		m->z16[j] = q.a[j][j] && seen >= FNV_CM_MIN_WINDOWS ?
 			    max(z[j], m->s16 >> 6) : m->s16;
-	/* sizes told apart: the two columns' squared cosine under 1 - 1/64 */
-	for (t = 0; t < FNV_CM_TYPES; t++) {
-		u64 cc = a[2 * t][2 * t], ss = a[2 * t + 1][2 * t + 1];
-		u64 cs = a[2 * t][2 * t + 1];
-
-		m->sep[t] = m->windows >= FNV_CM_MIN_WINDOWS && cc && ss &&
-			    cs * cs < cc * ss - ((cc * ss) >> 6);
-	}
+	for (t = 0; t < FNV_CM_TYPES; t++)
+		m->sep[t] = seen >= FNV_CM_MIN_WINDOWS && fnv_cm_sep(&q, t);
 	/* the residual: n - 2 z.g + z.a.z, over n */
-	rss = m->n >> sh;
-	for (j = 0; j < FNV_CM_NX; j++) {
-		v = 0;
-		for (i = 0; i < FNV_CM_NX; i++)
-			v += a[j][i] * z[i];
-		zg += mul_u64_u64_shr(z[j], g[j], 15);
-		rss += mul_u64_u64_shr(z[j], v, 32);
-	}
-	rss = (s64)rss > zg ? rss - zg : 0;
-	m->resid = m->n >> sh ?
-		   int_sqrt64(mul_u64_u64_div_u64(rss, 1ULL << 20,
-						  m->n >> sh)) : 0;
+	fnv_cm_fit_sums(&q, z, &zg, &zaz);
+	rss = q.n + zaz;
+	rss = rss > 2 * zg ? rss - 2 * zg : 0;
+	m->resid = q.n ? int_sqrt64(mul_u64_u64_div_u64(rss, 1ULL << 20,
+							q.n)) : 0;
 }
 
 void fnv_cm_update(struct fnv_cm *m, const struct fnv_cm_win *w)
 {
-	int i, j, t;
+	int t;
 
 	m->tilting = w && fnv_cm_add(m, w);
 	/* a device with nothing to measure keeps its last fit */
@@ -366,12 +491,7 @@ void fnv_cm_update(struct fnv_cm *m, const struct fnv_cm_win *w)
 	fnv_cm_coef(m);
 	for (t = 0; t < FNV_CM_TYPES; t++)
 		m->known[t] = true;
-	for (i = 0; i < FNV_CM_NX; i++) {
-		for (j = 0; j < FNV_CM_NX; j++)
-			m->a[i][j] -= m->a[i][j] >> FNV_CM_DECAY_SHIFT;
-		m->g[i] -= m->g[i] >> FNV_CM_DECAY_SHIFT;
-	}
-	m->n -= m->n >> FNV_CM_DECAY_SHIFT;
+	fnv_cm_decay(&m->s[w->full ? FNV_CM_FULL : FNV_CM_HELD]);
 }
 
 u32 fnv_cm_tilt(const struct fnv_cm *m, const u64 *nr, const u64 *sect)

@@ -193,6 +193,21 @@ static u32 fnv_depth_fair(struct fnv_data *fd)
  * Under fd->lock: true if the depth changed, and the caller runs the
  * queues once it has let go of the lock (the lock rule, fairnvme-iosched.c).
  */
+/*
+ * What the period did, for the rate trials (depth.c): its completions
+ * sampled (one in FNV_SAMPLE_EVERY) or, with cost_model=time, the work the
+ * cost model counts in them, in 4 KiB reads per sample. In requests, a
+ * trial at max_inflight on fnvssd, where the device's order served the
+ * 64 KiB reader more than the depth held did, completed fewer requests
+ * while its four dies did more work.
+ */
+static u64 fnv_depth_work(struct fnv_data *fd, u64 nr)
+{
+	if (fd->cost_model != FNV_COST_TIME || !fd->cm.windows)
+		return nr;
+	return div_u64(fd->win_work, FNV_CM_REF_SECT * FNV_SAMPLE_EVERY);
+}
+
 static bool fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, u64 nr,
 			    u64 dt, bool limited, bool solo)
 {
@@ -261,7 +276,7 @@ static bool fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, u64 nr,
 	if (auto_ && target) {
 		/* a period counts up to twice the delay in force */
 		struct fnv_dperiod per = {
-			.nr = nr,
+			.nr = fnv_depth_work(fd, nr),
 			.dt_us = div_u64(dt, NSEC_PER_USEC),
 			.cap_us = 2ULL * jiffies_to_msecs(fnv_ctl_delay(fd)) *
 				  USEC_PER_MSEC,
@@ -539,15 +554,16 @@ static bool fnv_tabs_period(struct fnv_data *fd, const u64 dem[TABS_NR_FAIR],
 }
 
 /*
- * The period as the cost model's window (cost.c): what was dispatched, and
- * how long the device had requests. A device idle now has been since the
+ * The period as the cost model's window (cost.c): what completed, and how
+ * long the device had requests. A device idle now has been since the
  * later of its last completion, the window's start and the idle time
  * counted already. Under fd->lock.
  */
 static void fnv_cm_window(struct fnv_data *fd, u64 now)
 {
-	struct fnv_cm_win *w = &fd->win;
-	u64 from;
+	struct fnv_cm_win win = {}, *w = &win;
+	u64 from, v;
+	int t;
 
 	if (!atomic_read(&fd->inflight)) {
 		from = max3(READ_ONCE(fd->last_done) & ~FNV_DONE_BUSY,
@@ -555,11 +571,22 @@ static void fnv_cm_window(struct fnv_data *fd, u64 now)
 		if (now > from)
 			fd->win_idle += now - from;
 	}
+	for (t = 0; t < FNV_CM_TYPES; t++) {
+		v = atomic64_xchg(&fd->cm_done[t], 0);
+		w->nr[t] = v >> FNV_CM_DONE_SHIFT;
+		w->sect[t] = v & FNV_CM_DONE_SECT;
+	}
 	/* the first period after the worker was armed: no window yet */
 	w->dt_ns = fd->win_at && now > fd->win_at ? now - fd->win_at : 0;
 	w->busy_ns = w->dt_ns > fd->win_idle ? w->dt_ns - fd->win_idle : 0;
-	fnv_cm_update(&fd->cm, w);
-	*w = (struct fnv_cm_win){};
+	/*
+	 * The depth in force over the period: max_inflight (a rate trial's,
+	 * or kept) or less. A period that ran solo is not counted: one
+	 * tenant at max_inflight, however few requests it keeps there.
+	 */
+	w->full = READ_ONCE(fd->depth) >= READ_ONCE(fd->max_inflight);
+	fd->win_work = fnv_cm_work(&fd->cm, w);
+	fnv_cm_update(&fd->cm, fd->solo_seen ? NULL : w);
 	fd->win_at = now;
 	fd->win_mark = now;
 	fd->win_idle = 0;

@@ -124,8 +124,10 @@ static int fnv_cost_learned_show(void *data, struct seq_file *m)
 			   t ? " " : "", t ? "write" : "read", cm->cmd_ns[t],
 			   t ? "write" : "read", (cm->sect_ns16[t] * 2) >> 16,
 			   t ? "write" : "read", cm->sep[t] ? "fit" : "prior");
-	seq_printf(m, " resid=%u scale=%llu windows=%u tilting=%d\n",
-		   cm->resid, cm->s16 >> 6, cm->windows, cm->tilting);
+	seq_printf(m, " resid=%u scale=%llu windows=%u tilting=%d full=%u held=%u held_ratio=%u held_in=%d\n",
+		   cm->resid, cm->s16 >> 6, cm->windows, cm->tilting,
+		   cm->s[FNV_CM_FULL].windows, cm->s[FNV_CM_HELD].windows,
+		   cm->held_ratio, cm->held_in);
 	spin_unlock_irq(&fd->lock);
 	return 0;
 }

@@ -17,15 +17,17 @@
  * costs the device time it takes, per operation type (read, write),
  * learned online rather than configured (cost.c):
  *
- * - Each control period is a window: what it dispatched (commands and
- *   sectors per type) and how long the device had requests of ours. While
- *   busy, the busy time is the sum of the requests' costs, a cost per
+ * - Each control period is a window: what completed (commands and sectors
+ *   per type) and how long the device had requests of ours. While it is
+ *   full, the busy time is the sum of the requests' costs, a cost per
  *   command plus a cost per sector per type: blk-iocost's linear model,
  *   fitted by least squares over decayed windows, towards blk-iocost's
  *   default SSD model where the windows cannot tell the costs apart. Each
  *   period tilts the charge of the tenants larger than the window's mean
  *   (or with more writes) one way and the smaller ones the other, the
- *   reverse the next period, so that the windows can. The unit is a 4 KiB
+ *   reverse the next period, so that the windows can. Windows at the
+ *   depth held count while those at max_inflight (the rate trials) find
+ *   the device as full there. The unit is a 4 KiB
  *   read, charged its 8 sectors, so a device whose time goes with bytes is
  *   shared by bytes; discards and write zeroes cost one write command.
  * - wrr_mode=off: the same line, in ns of device time (budget_us is in
@@ -565,8 +567,9 @@ static void fnv_tenant_active(struct fnv_data *fd, struct fnv_tenant *tn)
 	if (!fd->ctl_armed) {
 		fd->ctl_armed = true;
 		/* the cost model's window starts with the first period */
-		fd->win = (struct fnv_cm_win){};
 		fd->win_at = 0;
+		atomic64_set(&fd->cm_done[FNV_CM_READ], 0);
+		atomic64_set(&fd->cm_done[FNV_CM_WRITE], 0);
 		schedule_delayed_work(&fd->ctl_work, fnv_ctl_delay(fd));
 	}
 }
@@ -1121,26 +1124,6 @@ static struct request *fnv_pick(struct fnv_data *fd, int *cls)
 }
 
 /*
- * The cost model's window (cost.c): what the period dispatched, per type,
- * under fd->lock. Commands other than reads and writes count as a write
- * command without sectors, as they are charged.
- */
-static void fnv_win_count(struct fnv_data *fd, struct request *rq)
-{
-	switch (req_op(rq)) {
-	case REQ_OP_READ:
-		fd->win.nr[FNV_CM_READ]++;
-		fd->win.sect[FNV_CM_READ] += blk_rq_sectors(rq);
-		break;
-	case REQ_OP_WRITE:
-		fd->win.sect[FNV_CM_WRITE] += blk_rq_sectors(rq);
-		fallthrough;
-	default:
-		fd->win.nr[FNV_CM_WRITE]++;
-	}
-}
-
-/*
  * The first request at an idle device: the window was idle since the last
  * completion (or its own start), once: a requeue takes inflight to 0
  * without a completion, and the idle time before it was counted already
@@ -1178,7 +1161,6 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	if (rq) {
 		list_del_init(&rq->queuelist);
 		WRITE_ONCE(fd->nr_queued, fd->nr_queued - 1);
-		fnv_win_count(fd, rq);
 		goto unlock;
 	}
 
@@ -1211,7 +1193,6 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 			  cost << SECTOR_SHIFT : blk_rq_bytes(rq);
 	depth = atomic_inc_return(&fd->inflight);
 	fnv_rq_set_depth(rq, depth, fd->wrr_mode == FNV_WRR_SOFT ? cost : 0);
-	fnv_win_count(fd, rq);
 	if (depth == 1)
 		fnv_win_idle(fd);
 	if (tn && fd->wrr_mode == FNV_WRR_SOFT)
@@ -1394,6 +1375,35 @@ static void fnv_trace_complete(struct fnv_data *fd, struct fnv_tenant *tn,
  * read at dispatch and the atomics here are the controller's whole cost on
  * the hot path.
  */
+/*
+ * The cost model's window (cost.c): what the period completed, per type,
+ * counted as the request was charged: a read or a write by its sectors at
+ * dispatch (@ours: fnv_rq_sect()), any other command, and a request that
+ * passed the elevator or was dispatched around it (flushes; FUA writes on
+ * 6.1: their sectors unknown here), as one write command. Completions,
+ * not dispatches: a window of dispatches was off by what the device held
+ * at its edges, up to max_inflight requests (64 KiB reads at 16 MB/s
+ * behind a trial's depth of 32: more than the window's own work).
+ */
+static void fnv_cm_done(struct fnv_data *fd, struct request *rq, bool ours)
+{
+	u64 v = 1ULL << FNV_CM_DONE_SHIFT;
+	int t = FNV_CM_WRITE;
+
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+		t = FNV_CM_READ;
+		fallthrough;
+	case REQ_OP_WRITE:
+		if (ours)
+			v |= fnv_rq_sect(rq);
+		break;
+	default:
+		t = FNV_CM_WRITE;
+	}
+	atomic64_add(v, &fd->cm_done[t]);
+}
+
 static void fnv_completed_request(struct request *rq, u64 now)
 {
 	struct fnv_data *fd = rq->q->elevator->elevator_data;
@@ -1419,8 +1429,10 @@ static void fnv_completed_request(struct request *rq, u64 now)
 	if (!(rq->rq_flags & FNV_RQF_SCHED)) {
 		/* rq->elv is not ours: a request that passed the elevator */
 		WRITE_ONCE(fd->bypass_done, READ_ONCE(fd->bypass_done) + 1);
+		fnv_cm_done(fd, rq, false);
 		return;
 	}
+	fnv_cm_done(fd, rq, fnv_rq_flags(rq) & FNV_RQ_INFLIGHT);
 	tn = fnv_rq_tenant(rq);
 	/* only what we dispatched: not a flush sequence's data request */
 	if (trace_fairnvme_complete_enabled() &&

@@ -266,11 +266,16 @@ struct fnv_data {
 	u64 rate_at;			/* ... when (ns) */
 	u64 rate;			/* device bytes/s at saturation, learned */
 	struct fnv_cm cm;		/* wrr_mode=soft: what requests cost */
-	/* the period's window for it, under the lock: dispatched, idle */
-	struct fnv_cm_win win;
+	/*
+	 * The period's window for it: what completed, per type (commands
+	 * << FNV_CM_DONE_SHIFT | sectors, added by the completions, taken
+	 * by the worker), and under the lock how long the device was idle
+	 */
+	atomic64_t cm_done[FNV_CM_TYPES];
 	u64 win_at;			/* ns: the window's start */
 	u64 win_idle;			/* ns: ... idle since */
 	u64 win_mark;			/* ns: idle counted up to */
+	u64 win_work;			/* ... the last one's, fnv_cm_work() */
 	u32 hl_period_ms;
 	u32 wrr_burst;
 
@@ -570,6 +575,9 @@ static inline void fnv_tabs_out(struct fnv_tenant *tn, int type, int d)
 		atomic_add(d, &tn->tabs_out[type]);
 }
 
+/* cm_done: sectors below, commands above (2^28 in a period at most) */
+#define FNV_CM_DONE_SHIFT	36
+#define FNV_CM_DONE_SECT	((1ULL << FNV_CM_DONE_SHIFT) - 1)
 #define FNV_TABS_NR_SHIFT	40
 #define FNV_TABS_BYTES_MASK	((1ULL << FNV_TABS_NR_SHIFT) - 1)
 

@@ -27,6 +27,14 @@
 #define FNV_CM_MIN_NR		16
 /* Windows counted before the fit's ratios are charged (cost.c) */
 #define FNV_CM_MIN_WINDOWS	16
+/* Windows at max_inflight before they judge the others (cost.c) */
+#define FNV_CM_FULL_MIN		8
+/*
+ * A window at a lower depth counts while the full windows' fit predicts
+ * its busy time within 1/16 (in 1/1024: a held window's busy time over the
+ * fit's, at most this): past it that depth did not use the device.
+ */
+#define FNV_CM_HELD_MAX		1088U
 /*
  * Sums lose 1/2^FNV_CM_DECAY_SHIFT per window: half-life 10.7 windows.
  * Each window's edges are off by what the device held (behind QEMU's
@@ -69,13 +77,27 @@ struct fnv_cm_win {
 	u64 sect[FNV_CM_TYPES];		/* ... their sectors */
 	u64 busy_ns;			/* the device had requests */
 	u64 dt_ns;			/* the period's length */
+	bool full;			/* ... at max_inflight */
 };
 
-struct fnv_cm {
-	/* decayed sums over windows: u_i * u_j, u_j (y = 1), y * y */
+/* The kinds of window: at max_inflight (full), at a lower depth (held) */
+#define FNV_CM_FULL		0
+#define FNV_CM_HELD		1
+#define FNV_CM_KINDS		2
+
+/* decayed sums over windows: u_i * u_j, u_j (y = 1), y * y */
+struct fnv_cm_sums {
 	u64 a[FNV_CM_NX][FNV_CM_NX];
 	u64 g[FNV_CM_NX];
 	u64 n;
+	u32 windows;			/* counted, ever */
+};
+
+struct fnv_cm {
+	struct fnv_cm_sums s[FNV_CM_KINDS];
+	/* the held windows' busy time over the full ones' fit, 1/1024 */
+	u32 held_ratio;
+	bool held_in;			/* ... at most FNV_CM_HELD_MAX: fitted */
 	/* the fit: each coefficient over the prior's, and their scale */
 	u64 z16[FNV_CM_NX];
 	u64 s16;
@@ -127,6 +149,23 @@ static inline u64 fnv_cm_charge(u32 c_cmd, u32 c_sect, u64 sect, u32 tilt)
 
 	c = (((c * tilt) >> 10) + (1ULL << (FNV_CM_SHIFT - 1))) >> FNV_CM_SHIFT;
 	return c ? c : 1;
+}
+
+/*
+ * The work of window @w by the model: what its requests cost, in sectors
+ * of a 4 KiB read's (a 4 KiB read 8). The depth's rate trials compare
+ * rates in it, not in requests: a deeper queue that serves the larger
+ * requests more completes fewer of them for more work.
+ */
+static inline u64 fnv_cm_work(const struct fnv_cm *m,
+			      const struct fnv_cm_win *w)
+{
+	u64 c = 0;
+	int t;
+
+	for (t = 0; t < FNV_CM_TYPES; t++)
+		c += (u64)m->c_cmd[t] * w->nr[t] + (u64)m->c_sect[t] * w->sect[t];
+	return c >> FNV_CM_SHIFT;
 }
 
 #endif /* _FAIRNVME_COST_H */

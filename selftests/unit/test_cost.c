@@ -14,11 +14,23 @@
 #include <fairnvme/cost.h>
 #include "tap.h"
 
-enum dev { CMD2000, BYTES16, SSD, NULLMB };
+enum dev { CMD2000, BYTES16, SSD, NULLMB, STRIPE };
 
 static const char *const dev_name[] = {
 	"2000 cmd/s", "4000 cmd/s + 16 MB/s", "ssd", "null_blk mbps=200",
+	"fnvssd",
 };
+
+/*
+ * The depth's rate trials: periods at max_inflight, trial_len of every
+ * trial_every (0: none, every window held)
+ */
+static int trial_every, trial_len;
+
+static bool full_at(int p)
+{
+	return trial_every && p % trial_every < trial_len;
+}
 
 /* a request's device time, ns */
 static double dev_ns(enum dev d, unsigned int sect, int write)
@@ -34,8 +46,22 @@ static double dev_ns(enum dev d, unsigned int sect, int write)
 		return ((write ? 200000.0 : 60000.0) + bytes / 1.6) / 4;
 	case NULLMB:
 		return 2000 + bytes / 200e6 * 1e9;
+	case STRIPE:	/* fnvssd: 4 dies, 16 KiB pages, tR 1500 us */
+		return 1500000.0 * ceil(sect / 32.0) / 4;
 	}
 	return 0;
+}
+
+/*
+ * What a request takes of a window's busy time at the depth held: fnvssd
+ * at depth 3, every read striped over the dies it covers in one tR, three
+ * at a time: a third of tR for a read of one page, where at max_inflight
+ * the four dies take a quarter (the latency, not the cost)
+ */
+static double held_ns(enum dev d, unsigned int sect, int write)
+{
+	return d == STRIPE ? fmax(1500000.0 / 3, dev_ns(d, sect, write)) :
+	       dev_ns(d, sect, write);
 }
 
 struct tenant {
@@ -104,7 +130,9 @@ static void loop(struct fnv_cm *m, enum dev d, struct tenant *tn, int n,
 			c = fnv_cm_charge(m->c_cmd[t], m->c_sect[t], x->sect,
 					  x->tilt);
 			x->vt += (double)c / x->weight;
-			ns = dev_ns(d, x->sect, t) * (0.95 + 0.1 * rnd() / 32768);
+			ns = (full_at(p) ? dev_ns(d, x->sect, t) :
+			      held_ns(d, x->sect, t)) *
+			     (0.95 + 0.1 * rnd() / 32768);
 			now += ns;
 			last = ns;
 			w.nr[t]++;
@@ -118,6 +146,7 @@ static void loop(struct fnv_cm *m, enum dev d, struct tenant *tn, int n,
 			}
 		}
 		w.dt_ns = (u64)now;
+		w.full = full_at(p);
 		w.busy_ns = (u64)(now + edge * last * (rnd() / 16384.0 - 1));
 		fnv_cm_update(m, &w);
 		lo = tn[0].vt;
@@ -430,6 +459,40 @@ static void test_range(void)
 		 "time_ns: a discard (0 sectors) costs one write command");
 }
 
+/*
+ * (c) A depth that does not use the device: at the depth held the busy
+ * time is the latency, a 64 KiB read's a 4 KiB one's; at max_inflight
+ * (16 periods of trial every 60) it takes four dies' time for one's. The
+ * full windows judge the held ones and the fit is theirs.
+ */
+static void test_held(void)
+{
+	struct tenant tn[2] = {
+		{ .sect = 8, .weight = 100 }, { .sect = 128, .weight = 100 },
+	};
+	struct fnv_cm m;
+	double r;
+
+	fnv_cm_init(&m);
+	fm = &m;
+	trial_every = 60;
+	trial_len = 16;
+	loop(&m, STRIPE, tn, 2, 200, 100, 1);
+	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
+	tap_ok(!m.held_in && m.held_ratio > FNV_CM_HELD_MAX,
+	       "%s: held windows not counted (their busy time %.2f of the full windows' fit)",
+	       dev_name[STRIPE], m.held_ratio / 1024.0);
+	nearf(r, 4, 0.2, "%s: 64 KiB costs %.2f of 4 KiB (4)", dev_name[STRIPE], r);
+	share_ok(tn, 2, 0, 2, "fnvssd, 4 KiB vs 64 KiB");
+	/* a device whose held depth is as full: the held windows count */
+	fnv_cm_init(&m);
+	loop(&m, BYTES16, tn, 2, 200, 100, 1);
+	tap_ok(m.held_in && m.held_ratio > 960 && m.held_ratio <= FNV_CM_HELD_MAX,
+	       "%s: held windows counted (their busy time %.3f of the full windows' fit)",
+	       dev_name[BYTES16], m.held_ratio / 1024.0);
+	trial_every = 0;
+}
+
 int main(void)
 {
 	tap_plan(3 +		/* test_untrained */
@@ -441,7 +504,8 @@ int main(void)
 		 1 +		/* test_one_size_writes */
 		 2 +		/* test_change */
 		 3 +		/* test_windows */
-		 4);		/* test_range */
+		 4 +		/* test_range */
+		 4);		/* test_held */
 	test_untrained();
 	test_commands();
 	test_bytes();
@@ -452,5 +516,6 @@ int main(void)
 	test_change();
 	test_windows();
 	test_range();
+	test_held();
 	return tap_done();
 }
