@@ -24,7 +24,7 @@
 # device. Asserted per run: the first tenant's share within 10 % of its
 # weight's, and on a and b the bound resource's total (IOPS, bytes) at
 # least 0.95 of none's in the same boot. Printed: the shares under none,
-# and debugfs cost_learned (the model against the configured costs).
+# debugfs cost_learned, and the learned costs beside the configured ones.
 . /tests/lib.sh
 
 RT=${FNV_T29_RUNTIME:-15}
@@ -92,6 +92,25 @@ unit_of() {
 	esac
 }
 
+# accuracy DEV LEARNED : the learned costs beside the device's configured
+# ones (issue 35, item 5), from debugfs cost_learned
+accuracy() {
+	echo "$2" | tr ' ' '\n' | awk -F= -v d="$1" '
+	{ v[$1] = $2 }
+	END {
+		c = v["read_cmd_ns"] / 1000; k = v["read_kib_ns"] / 1000
+		if (d == "a")
+			printf "a read command %.0f us (configured 500: %.2f); a 4 KiB read'"'"'s bytes %.1f us (%.3f of a command)", c, c / 500, 4 * k, c ? 4 * k / c : 0
+		else if (d == "b" || d == "d") {
+			want = d == "b" ? 64 : 97.7
+			printf "a KiB read %.1f us (configured %.1f, %s: %.2f); a read command %.0f us", k, want, d == "b" ? "16 MB/s" : "10 MiB/s", k / want, c
+		} else if (d == "c") {
+			r4 = c + 4 * k; r64 = c + 64 * k
+			printf "a 4 KiB read %.0f us, a 64 KiB read %.0f us: %.2f times (die time: 375 and 1500 us, 4 times)", r4, r64, r4 ? r64 / r4 : 0
+		}
+	}'
+}
+
 cg_create A && cg_create B
 ok "cgroups A and B"
 cur=
@@ -128,7 +147,9 @@ for r in $RUNS; do
 	tenants_run "$dev" "$RT" "$BASE" A B
 	diag "$d/$c: depth/dev_floor_us each second: $(depth_watch_stop)"
 	tenants_report A B
-	diag "$d/$c: $(fnv_dbg "$dev" cost_learned)"
+	cl=$(fnv_dbg "$dev" cost_learned)
+	diag "$d/$c: $cl"
+	diag "$d/$c: learned against configured: $(accuracy "$d" "$cl")"
 	if [ "$(tenant_rc A)" != 0 ] || [ "$(tenant_rc B)" != 0 ]; then
 		not_ok "$desc" "fio exited $(tenant_rc A) and $(tenant_rc B)"
 		[ -z "$tot_none" ] || not_ok "$d/$c: total" "fio failed"
