@@ -651,8 +651,10 @@ void fnv_ctl_workfn(struct work_struct *work)
 		dev_sum += smp.dev_sum;
 		nr += smp.nr;
 		/* the cost model's probe for the next period (cost.c) */
-		tn->cm_tilt = probe ? fnv_cm_tilt(&fd->cm, smp.nr_type,
-						  smp.sect_sum) :
+		tn->cm_tilt = probe ? fnv_cm_tilt(&fd->cm, smp.nr,
+						  smp.nr_type[1],
+						  smp.sect_sum[0] +
+						  smp.sect_sum[1]) :
 				      FNV_CM_TILT_ONE;
 		w = READ_ONCE(tn->cfg_weight);
 		/*

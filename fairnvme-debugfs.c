@@ -104,26 +104,34 @@ static int fnv_thresh_max_eff_us_show(void *data, struct seq_file *m)
 }
 
 /*
- * The learned cost model (cost.c): per type, the device time of a command
- * and of each KiB in force, in ns, and where it comes from: "fit" if the
- * windows told the two apart, else "prior" (blk-iocost's default SSD
- * model's ratio, scaled to the windows); then the fit's residual (rms
- * error of a window's busy time, in 1/1024), the scale of the prior that
- * fits the windows (in 1/1024), the windows counted, and whether the
- * tenants are tilted this period (the probe).
+ * The learned cost model (cost.c): per type (read, write, fua: a write
+ * with FUA), the device time of a command and of each KiB in force, in ns,
+ * and where it comes from: "fit" if the windows told the two apart, else
+ * "prior" (blk-iocost's default SSD model's ratio, scaled to the windows);
+ * then the fit's residual (rms error of a window's busy time, in 1/1024),
+ * the scale of the prior that fits the windows (in 1/1024), the windows
+ * counted, whether the tenants are tilted this period (the probe), the
+ * windows counted at max_inflight (full) and below (held), the held ones'
+ * busy time over the full ones' fit (1/1024; 0: not judged) and whether
+ * the held ones are in the fit.
  */
 static int fnv_cost_learned_show(void *data, struct seq_file *m)
 {
 	struct fnv_data *fd = fnv_dbg_data(data);
+	static const char * const name[FNV_CM_TYPES] = {
+		[FNV_CM_READ] = "read",
+		[FNV_CM_WRITE] = "write",
+		[FNV_CM_FUA] = "fua",
+	};
 	const struct fnv_cm *cm = &fd->cm;
 	int t;
 
 	spin_lock_irq(&fd->lock);
 	for (t = 0; t < FNV_CM_TYPES; t++)
 		seq_printf(m, "%s%s_cmd_ns=%llu %s_kib_ns=%llu %s_from=%s",
-			   t ? " " : "", t ? "write" : "read", cm->cmd_ns[t],
-			   t ? "write" : "read", (cm->sect_ns16[t] * 2) >> 16,
-			   t ? "write" : "read", cm->sep[t] ? "fit" : "prior");
+			   t ? " " : "", name[t], cm->cmd_ns[t], name[t],
+			   (cm->sect_ns16[t] * 2) >> 16, name[t],
+			   cm->sep[t] ? "fit" : "prior");
 	seq_printf(m, " resid=%u scale=%llu windows=%u tilting=%d full=%u held=%u held_ratio=%u held_in=%d\n",
 		   cm->resid, cm->s16 >> 6, cm->windows, cm->tilting,
 		   cm->s[FNV_CM_FULL].windows, cm->s[FNV_CM_HELD].windows,

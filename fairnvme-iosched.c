@@ -570,6 +570,7 @@ static void fnv_tenant_active(struct fnv_data *fd, struct fnv_tenant *tn)
 		fd->win_at = 0;
 		atomic64_set(&fd->cm_done[FNV_CM_READ], 0);
 		atomic64_set(&fd->cm_done[FNV_CM_WRITE], 0);
+		atomic64_set(&fd->cm_done[FNV_CM_FUA], 0);
 		schedule_delayed_work(&fd->ctl_work, fnv_ctl_delay(fd));
 	}
 }
@@ -1378,9 +1379,9 @@ static void fnv_trace_complete(struct fnv_data *fd, struct fnv_tenant *tn,
 /*
  * The cost model's window (cost.c): what the period completed, per type,
  * counted as the request was charged: a read or a write by its sectors at
- * dispatch (@ours: fnv_rq_sect()), any other command, and a request that
- * passed the elevator or was dispatched around it (flushes; FUA writes on
- * 6.1: their sectors unknown here), as one write command. Completions,
+ * dispatch (@ours: fnv_rq_sect()), any other command as one write command,
+ * a request that passed the elevator or was dispatched around it (flushes;
+ * FUA writes on 6.1) as one command of its type, its sectors unknown here. Completions,
  * not dispatches: a window of dispatches was off by what the device held
  * at its edges, up to max_inflight requests (64 KiB reads at 16 MB/s
  * behind a trial's depth of 32: more than the window's own work).
@@ -1388,19 +1389,11 @@ static void fnv_trace_complete(struct fnv_data *fd, struct fnv_tenant *tn,
 static void fnv_cm_done(struct fnv_data *fd, struct request *rq, bool ours)
 {
 	u64 v = 1ULL << FNV_CM_DONE_SHIFT;
-	int t = FNV_CM_WRITE;
+	bool by_sect;
+	int t = fnv_cm_type(rq, &by_sect);
 
-	switch (req_op(rq)) {
-	case REQ_OP_READ:
-		t = FNV_CM_READ;
-		fallthrough;
-	case REQ_OP_WRITE:
-		if (ours)
-			v |= fnv_rq_sect(rq);
-		break;
-	default:
-		t = FNV_CM_WRITE;
-	}
+	if (ours && by_sect)
+		v |= fnv_rq_sect(rq);
 	atomic64_add(v, &fd->cm_done[t]);
 }
 

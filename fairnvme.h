@@ -440,6 +440,26 @@ static inline struct fnv_tenant *fnv_rq_tenant(struct request *rq)
 }
 
 /*
+ * The cost model's type of @rq (cost.c): a read, a write with FUA (it
+ * completes once programmed: on flash it holds a die for a program where
+ * a cached write takes a transfer), or any other write or command. Its
+ * sectors count (@sect) for reads and writes only.
+ */
+static inline int fnv_cm_type(struct request *rq, bool *sect)
+{
+	*sect = true;
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+		return FNV_CM_READ;
+	case REQ_OP_WRITE:
+		return rq->cmd_flags & REQ_FUA ? FNV_CM_FUA : FNV_CM_WRITE;
+	default:
+		*sect = false;
+		return FNV_CM_WRITE;
+	}
+}
+
+/*
  * wrr_mode=soft: what @rq costs, in sectors of a 4 KiB read (cost.c); its
  * size under cost_model=bytes. Other commands than reads and writes
  * (discard, write zeroes) cost one write command, not their size. Times
@@ -451,19 +471,14 @@ static inline u64 fnv_charge(struct fnv_data *fd, struct request *rq)
 	const struct fnv_cm *m = &fd->cm;
 	struct fnv_tenant *tn = fnv_rq_tenant(rq);
 	u64 sect = blk_rq_sectors(rq);
-	int t = FNV_CM_WRITE;
+	bool by_sect;
+	int t;
 
 	if (fd->cost_model == FNV_COST_BYTES)
 		return max(sect, 1ULL);
-	switch (req_op(rq)) {
-	case REQ_OP_READ:
-		t = FNV_CM_READ;
-		break;
-	case REQ_OP_WRITE:
-		break;
-	default:
+	t = fnv_cm_type(rq, &by_sect);
+	if (!by_sect)
 		sect = 0;
-	}
 	/* times the model's probe (cost.c): the tenant's tilt this period */
 	return fnv_cm_charge(m->c_cmd[t], m->c_sect[t], sect,
 			     tn ? tn->cm_tilt : FNV_CM_TILT_ONE);
@@ -535,15 +550,16 @@ static inline struct fnv_tenant *fnv_bio_tenant(struct request_queue *q,
 static inline u64 fnv_rq_cost(struct fnv_data *fd,
 			      struct fnv_tenant *tn, struct request *rq)
 {
-	int t = op_is_write(req_op(rq)) ? FNV_CM_WRITE : FNV_CM_READ;
+	bool by_sect;
+	int t = fnv_cm_type(rq, &by_sect);
 	u64 ns;
 
 	if (READ_ONCE(fd->cost_model) == FNV_COST_BYTES || !tn)
 		return (u64)blk_rq_bytes(rq) + READ_ONCE(fd->req_cost_bytes);
-	ns = fnv_cm_time_ns(&fd->cm, t,
-			    req_op(rq) == REQ_OP_READ ||
-			    req_op(rq) == REQ_OP_WRITE ? blk_rq_sectors(rq) : 0);
-	return ns ? ns : max(READ_ONCE(tn->ctl.cost[t]), 1ULL);
+	ns = fnv_cm_time_ns(&fd->cm, t, by_sect ? blk_rq_sectors(rq) : 0);
+	/* state.c's own costs are per read and write, FUA among writes */
+	return ns ? ns : max(READ_ONCE(tn->ctl.cost[t == FNV_CM_READ ? 0 : 1]),
+			     1ULL);
 }
 
 /*

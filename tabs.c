@@ -91,8 +91,9 @@
  *    flight when it began) and no other type was (reads, FUA writes, other
  *    writes), and x completed bytes, its rate is bytes / interval. A rate
  *    above BWmax_x replaces it; a lower one moves it down by 1/64 of the
- *    gap, so a device that slows down is followed, slowly. 0 (unknown)
- *    until one such interval. Limits: a type only ever seen beside others
+ *    gap, so a device that slows down is followed, slowly. An interval
+ *    with fewer than TABS_LONE_MIN_NR of the type's requests measures
+ *    nothing. 0 (unknown) until one such interval. Limits: a type only ever seen beside others
  *    is never measured; a lone workload too shallow to saturate the device
  *    underestimates it; it is the best seen, not a guarantee. TABS
  *    schedules only while both are known: set them on a host where one
@@ -185,6 +186,7 @@ void tabs_restart(struct tabs *t, u64 now)
 	for (x = 0; x < TABS_NR_FAIR; x++) {
 		t->bytes_epoch[x] = 0;
 		t->bytes_ival[x] = 0;
+		t->nr_ival[x] = 0;
 		t->out_sum[x] = 0;
 		t->dem_sum[x] = 0;
 	}
@@ -290,6 +292,7 @@ static void tabs_account(struct tabs *t, int type, u64 nr, u64 bytes)
 		return;
 	t->bytes_epoch[type] += bytes;
 	t->bytes_ival[type] += bytes;
+	t->nr_ival[type] += nr;
 }
 
 void tabs_completed(struct tabs *t, int type, u32 bytes)
@@ -334,7 +337,8 @@ static void tabs_measure(struct tabs *t, u64 now)
 	if (len < TABS_MIN_INTERVAL_NS)	/* too short: keep counting */
 		return;
 	for (x = 0; x < TABS_NR_FAIR; x++) {
-		bool lone = t->seen[x] && t->bytes_ival[x];
+		bool lone = t->seen[x] && t->bytes_ival[x] &&
+			    t->nr_ival[x] >= TABS_LONE_MIN_NR;
 
 		for (y = 0; y < TABS_NR_TYPES; y++)
 			if (y != x && t->seen[y])
@@ -343,6 +347,7 @@ static void tabs_measure(struct tabs *t, u64 now)
 			tabs_bwmax_sample(&t->bwmax_auto[x],
 					  tabs_rate(t->bytes_ival[x], len));
 		t->bytes_ival[x] = 0;
+		t->nr_ival[x] = 0;
 	}
 	for (y = 0; y < TABS_NR_TYPES; y++)
 		t->seen[y] = t->nr_inflight[y] > 0;

@@ -15,8 +15,9 @@
 #include <linux/minmax.h>
 
 #define FNV_CM_READ		0
-#define FNV_CM_WRITE		1
-#define FNV_CM_TYPES		2
+#define FNV_CM_WRITE		1	/* ... without FUA, and other commands */
+#define FNV_CM_FUA		2	/* a write with REQ_FUA */
+#define FNV_CM_TYPES		3
 /* The regressors: per type, its commands (2t) and its sectors (2t + 1). */
 #define FNV_CM_NX		(2 * FNV_CM_TYPES)
 /* Charged coefficients are in 1/2^FNV_CM_SHIFT of a sector of a read */
@@ -123,9 +124,10 @@ void fnv_cm_init(struct fnv_cm *m);
 void fnv_cm_update(struct fnv_cm *m, const struct fnv_cm_win *w);
 /*
  * A tenant's tilt for the next period, in 1/FNV_CM_TILT_ONE of its charge,
- * from its own period (@nr commands and @sect sectors per type, sampled).
+ * from its own period (sampled): @nr commands, @nr_wr of them writes (FUA
+ * or not), @sect sectors.
  */
-u32 fnv_cm_tilt(const struct fnv_cm *m, const u64 *nr, const u64 *sect);
+u32 fnv_cm_tilt(const struct fnv_cm *m, u64 nr, u64 nr_wr, u64 sect);
 /*
  * The device time, in ns, of a request of type @t and @sect sectors by the
  * fit; 0 until a window was fitted. Budget cycles (wrr_mode=off) charge

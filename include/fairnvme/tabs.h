@@ -89,6 +89,13 @@ struct tabs_params {
 #define TABS_BWMAX_DOWN_SHIFT	6
 /* Intervals and epochs shorter than this (ns) measure nothing. */
 #define TABS_MIN_INTERVAL_NS	1000000ULL
+/*
+ * ... with at least this many of the type completed: one FUA write alone
+ * in a 100 ms interval (a FUA writer whose first request came before the
+ * reader's) set BWmax_fua to 39 KB/s on fnvssd, which does 2.7 MB/s, and
+ * TABS held a FUA writer of weight 300 to a third of its share
+ */
+#define TABS_LONE_MIN_NR	8
 
 /* tabs_tick() returns what changed: */
 #define TABS_EV_PHASE		0x1	/* phase */
@@ -138,6 +145,7 @@ struct tabs {
 	u64 bwmax_auto[TABS_NR_FAIR];	/* 0 until measured (debugfs) */
 	u64 ival_start;			/* the interval's start */
 	u64 bytes_ival[TABS_NR_FAIR];	/* completed in the interval */
+	u64 nr_ival[TABS_NR_FAIR];	/* ... requests */
 	bool seen[TABS_NR_TYPES];	/* in flight during the interval */
 
 	/* statistics since tabs_init() (debugfs) */

@@ -14,11 +14,11 @@
 #include <fairnvme/cost.h>
 #include "tap.h"
 
-enum dev { CMD2000, BYTES16, SSD, NULLMB, STRIPE };
+enum dev { CMD2000, BYTES16, SSD, NULLMB, STRIPE, FLASH };
 
 static const char *const dev_name[] = {
 	"2000 cmd/s", "4000 cmd/s + 16 MB/s", "ssd", "null_blk mbps=200",
-	"fnvssd",
+	"fnvssd", "flash with FUA",
 };
 
 /*
@@ -48,6 +48,9 @@ static double dev_ns(enum dev d, unsigned int sect, int write)
 		return 2000 + bytes / 200e6 * 1e9;
 	case STRIPE:	/* fnvssd: 4 dies, 16 KiB pages, tR 1500 us */
 		return 1500000.0 * ceil(sect / 32.0) / 4;
+	case FLASH:	/* ... a FUA write programs (6.1 ms), others cached */
+		return (write == FNV_CM_FUA ? 6100000.0 :
+			write ? 100000.0 : 1500000.0) * ceil(sect / 32.0) / 4;
 	}
 	return 0;
 }
@@ -66,6 +69,7 @@ static double held_ns(enum dev d, unsigned int sect, int write)
 
 struct tenant {
 	unsigned int sect, weight, wr_pct;
+	bool fua;			/* its writes have FUA */
 	/* the loop's */
 	double vt;
 	u32 tilt;
@@ -126,6 +130,8 @@ static void loop(struct fnv_cm *m, enum dev d, struct tenant *tn, int n,
 				if (tn[i].vt < x->vt)
 					x = &tn[i];
 			t = rnd() % 100 < x->wr_pct;
+			if (t && x->fua)
+				t = FNV_CM_FUA;
 			/* as the kernel charges it: integer, tilt and all */
 			c = fnv_cm_charge(m->c_cmd[t], m->c_sect[t], x->sect,
 					  x->tilt);
@@ -151,7 +157,12 @@ static void loop(struct fnv_cm *m, enum dev d, struct tenant *tn, int n,
 		fnv_cm_update(m, &w);
 		lo = tn[0].vt;
 		for (i = 0; i < n; i++) {
-			tn[i].tilt = fnv_cm_tilt(m, tn[i].nr, tn[i].sect_p);
+			tn[i].tilt = fnv_cm_tilt(m, tn[i].nr[0] + tn[i].nr[1] +
+						 tn[i].nr[2],
+						 tn[i].nr[1] + tn[i].nr[2],
+						 tn[i].sect_p[0] +
+						 tn[i].sect_p[1] +
+						 tn[i].sect_p[2]);
 			lo = fmin(lo, tn[i].vt);
 		}
 		for (i = 0; i < n; i++)
@@ -366,6 +377,12 @@ static void test_change(void)
 	       "an idle device keeps its model, and no tilt");
 }
 
+/* the tilt of a tenant of @nr commands (read, write) and @sect sectors */
+static u32 tilt2(const struct fnv_cm *m, const u64 *nr, const u64 *sect)
+{
+	return fnv_cm_tilt(m, nr[0] + nr[1], nr[1], sect[0] + sect[1]);
+}
+
 /* windows that say nothing: a device busy under 3/4 of it, or too few */
 static void test_windows(void)
 {
@@ -384,7 +401,7 @@ static void test_windows(void)
 	w.nr[0] = FNV_CM_MIN_NR - 1;
 	fnv_cm_update(&m, &w);
 	tap_ok(!m.known[0] && !m.windows && !m.tilting &&
-	       fnv_cm_tilt(&m, nr, big) == FNV_CM_TILT_ONE,
+	       tilt2(&m, nr, big) == FNV_CM_TILT_ONE,
 	       "a device busy 70 %% of a window, or 15 commands: not counted, no tilt");
 	w.nr[0] = 100;
 	w.nr[1] = 100;
@@ -392,20 +409,20 @@ static void test_windows(void)
 	/* windows 4 and 5 tilt by size, 6 and 7 by writes */
 	while (m.windows < 4)
 		fnv_cm_update(&m, &w);
-	a = fnv_cm_tilt(&m, nr, big);
-	b = fnv_cm_tilt(&m, nr, mid);
+	a = tilt2(&m, nr, big);
+	b = tilt2(&m, nr, mid);
 	fnv_cm_update(&m, &w);
 	tap_ok(m.known[0] && a == FNV_CM_TILT_DOWN &&
-	       fnv_cm_tilt(&m, nr, big) == FNV_CM_TILT_UP && b == FNV_CM_TILT_ONE,
+	       tilt2(&m, nr, big) == FNV_CM_TILT_UP && b == FNV_CM_TILT_ONE,
 	       "tilt: a larger tenant's charge over 5/4 (%u/1024), then 3/4; one of the window's size none (%u)",
 	       a, b);
 	fnv_cm_update(&m, &w);
-	a = fnv_cm_tilt(&m, wr, mid);
-	b = fnv_cm_tilt(&m, nr, mid);
+	a = tilt2(&m, wr, mid);
+	b = tilt2(&m, nr, mid);
 	fnv_cm_update(&m, &w);
 	tap_ok(a == FNV_CM_TILT_DOWN && b == FNV_CM_TILT_UP &&
-	       fnv_cm_tilt(&m, wr, mid) == FNV_CM_TILT_UP &&
-	       fnv_cm_tilt(&m, nr, mid) == FNV_CM_TILT_DOWN,
+	       tilt2(&m, wr, mid) == FNV_CM_TILT_UP &&
+	       tilt2(&m, nr, mid) == FNV_CM_TILT_DOWN,
 	       "tilt: then by writes, a writer against a reader (%u, %u)", a, b);
 }
 
@@ -493,6 +510,35 @@ static void test_held(void)
 	trial_every = 0;
 }
 
+/*
+ * TABS' case: a FUA writer at 300 beside a reader at 100, on flash where a
+ * FUA write holds a die for a program (4 times a read) and a cached write
+ * for a transfer: FUA writes are a type of their own, and the shares are
+ * device time by weight
+ */
+static void test_fua(void)
+{
+	struct tenant tn[2] = {
+		{ .sect = 8, .weight = 300, .wr_pct = 100, .fua = true },
+		{ .sect = 8, .weight = 100 },
+	};
+	struct fnv_cm m;
+	double r;
+
+	fnv_cm_init(&m);
+	fm = &m;
+	loop(&m, FLASH, tn, 2, 100, 50, 1);
+	r = charge(&m, FNV_CM_FUA, 8) / charge(&m, FNV_CM_READ, 8);
+	nearf(r, 6100.0 / 1500, 0.2, "%s: a 4 KiB FUA write costs %.2f reads (4.07)",
+	      dev_name[FLASH], r);
+	share_ok(tn, 2, 0, 2, "flash, FUA writer at 300 vs reader at 100");
+	tn[0].weight = 100;
+	tn[1].weight = 300;
+	fnv_cm_init(&m);
+	loop(&m, FLASH, tn, 2, 100, 50, 1);
+	share_ok(tn, 2, 0, 2, "flash, FUA writer at 100 vs reader at 300");
+}
+
 int main(void)
 {
 	tap_plan(3 +		/* test_untrained */
@@ -505,7 +551,8 @@ int main(void)
 		 2 +		/* test_change */
 		 3 +		/* test_windows */
 		 4 +		/* test_range */
-		 4);		/* test_held */
+		 4 +		/* test_held */
+		 3);		/* test_fua */
 	test_untrained();
 	test_commands();
 	test_bytes();
@@ -517,5 +564,6 @@ int main(void)
 	test_windows();
 	test_range();
 	test_held();
+	test_fua();
 	return tap_done();
 }

@@ -550,11 +550,16 @@ static void test_bwmax_auto(void)
 	tabs_tick(&t, &p, 400 * MS);
 	tap_ok(t.bwmax_auto[TABS_READ] == 163840000,
 	       "reads beside one other write: unchanged");
-	run_ival(&t, TABS_FUA, 100);
+	run_ival(&t, TABS_FUA, TABS_LONE_MIN_NR - 1);
+	tabs_tick(&t, &p, 450 * MS);
+	tap_ok(!t.bwmax_auto[TABS_FUA],
+	       "FUA writes alone, %d in 50 ms: too few, nothing measured",
+	       TABS_LONE_MIN_NR - 1);
+	run_ival(&t, TABS_FUA, 50);
 	tabs_tick(&t, &p, 500 * MS);
 	tap_ok(t.bwmax_auto[TABS_FUA] == 16384000 &&
 	       t.bwmax_auto[TABS_READ] == 163840000,
-	       "FUA writes alone, 100 in 100 ms: BWmax_fua 16384000");
+	       "FUA writes alone, 50 in 50 ms: BWmax_fua 16384000");
 	run_ival(&t, TABS_READ, 100);
 	tabs_tick(&t, &p, 600 * MS);
 	tap_ok(t.bwmax_auto[TABS_READ] == 161536000,
@@ -967,7 +972,7 @@ int main(void)
 		 4 +		/* test_alpha_carry */
 		 5 +		/* test_demand */
 		 6 +		/* test_regoal */
-		 11 +		/* test_bwmax_auto */
+		 12 +		/* test_bwmax_auto */
 		 6 +		/* test_done_restart */
 		 17);		/* test_edges */
 	test_params();
