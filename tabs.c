@@ -92,8 +92,9 @@
  *    writes), and x completed bytes, its rate is bytes / interval. A rate
  *    above BWmax_x replaces it; a lower one moves it down by 1/64 of the
  *    gap, so a device that slows down is followed, slowly. An interval
- *    with fewer than TABS_LONE_MIN_NR of the type's requests measures
- *    nothing. 0 (unknown) until one such interval. Limits: a type only ever seen beside others
+ *    with fewer than TABS_LONE_MIN_NR of the type's requests, or after
+ *    one that was not the type's alone (a run's first and last moments),
+ *    measures nothing. 0 (unknown) until one such interval. Limits: a type only ever seen beside others
  *    is never measured; a lone workload too shallow to saturate the device
  *    underestimates it; it is the best seen, not a guarantee. TABS
  *    schedules only while both are known: set them on a host where one
@@ -187,6 +188,7 @@ void tabs_restart(struct tabs *t, u64 now)
 		t->bytes_epoch[x] = 0;
 		t->bytes_ival[x] = 0;
 		t->nr_ival[x] = 0;
+		t->lone_prev[x] = false;
 		t->out_sum[x] = 0;
 		t->dem_sum[x] = 0;
 	}
@@ -337,17 +339,18 @@ static void tabs_measure(struct tabs *t, u64 now)
 	if (len < TABS_MIN_INTERVAL_NS)	/* too short: keep counting */
 		return;
 	for (x = 0; x < TABS_NR_FAIR; x++) {
-		bool lone = t->seen[x] && t->bytes_ival[x] &&
-			    t->nr_ival[x] >= TABS_LONE_MIN_NR;
+		bool lone = t->seen[x] && t->bytes_ival[x];
 
 		for (y = 0; y < TABS_NR_TYPES; y++)
 			if (y != x && t->seen[y])
 				lone = false;
-		if (lone)
+		if (lone && t->lone_prev[x] &&
+		    t->nr_ival[x] >= TABS_LONE_MIN_NR)
 			tabs_bwmax_sample(&t->bwmax_auto[x],
 					  tabs_rate(t->bytes_ival[x], len));
 		t->bytes_ival[x] = 0;
 		t->nr_ival[x] = 0;
+		t->lone_prev[x] = lone;
 	}
 	for (y = 0; y < TABS_NR_TYPES; y++)
 		t->seen[y] = t->nr_inflight[y] > 0;

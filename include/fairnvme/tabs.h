@@ -90,10 +90,14 @@ struct tabs_params {
 /* Intervals and epochs shorter than this (ns) measure nothing. */
 #define TABS_MIN_INTERVAL_NS	1000000ULL
 /*
- * ... with at least this many of the type completed: one FUA write alone
- * in a 100 ms interval (a FUA writer whose first request came before the
- * reader's) set BWmax_fua to 39 KB/s on fnvssd, which does 2.7 MB/s, and
- * TABS held a FUA writer of weight 300 to a third of its share
+ * ... with at least this many of the type completed, and the interval
+ * before it lone too: a run's first and last moments (a FUA writer's
+ * first request before the reader's, its last ones after the reader
+ * ended) are a type alone for part of an interval. One FUA write alone in
+ * a 100 ms interval set BWmax_fua to 39 KB/s on fnvssd, which does
+ * 2.7 MB/s, and TABS held a FUA writer of weight 300 to a third of its
+ * share; a writer's tail of requests after its reader ended set it low
+ * enough on the emulated NVMe to hold one to 0.149 of the IOPS (0.75 due).
  */
 #define TABS_LONE_MIN_NR	8
 
@@ -146,6 +150,7 @@ struct tabs {
 	u64 ival_start;			/* the interval's start */
 	u64 bytes_ival[TABS_NR_FAIR];	/* completed in the interval */
 	u64 nr_ival[TABS_NR_FAIR];	/* ... requests */
+	bool lone_prev[TABS_NR_FAIR];	/* the last interval was the type's */
 	bool seen[TABS_NR_TYPES];	/* in flight during the interval */
 
 	/* statistics since tabs_init() (debugfs) */

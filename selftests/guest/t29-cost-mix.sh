@@ -115,7 +115,7 @@ unit_of() {
 # accuracy DEV LEARNED : the learned costs beside the device's configured
 # ones (issue 35, item 5), from debugfs cost_learned
 accuracy() {
-	echo "$2" | tr ' ' '\n' | awk -F= -v d="$1" '
+	echo "$2" | tr ' ' '\n' | awk -F= -v d="$1" -v fua="$FUA_A" '
 	{ v[$1] = $2 }
 	END {
 		c = v["read_cmd_ns"] / 1000; k = v["read_kib_ns"] / 1000
@@ -124,6 +124,9 @@ accuracy() {
 		else if (d == "b" || d == "d") {
 			want = d == "b" ? 64 : 97.7
 			printf "a KiB read %.1f us (configured %.1f, %s: %.2f); a read command %.0f us", k, want, d == "b" ? "16 MB/s" : "10 MiB/s", k / want, c
+		} else if (d == "c" && fua) {
+			f = v["fua_cmd_ns"] / 1000 + 4 * v["fua_kib_ns"] / 1000; r4 = c + 4 * k
+			printf "a 4 KiB FUA write %.0f us, a 4 KiB read %.0f us: %.2f times (die time: 1525 and 375 us, 4.07 times)", f, r4, r4 ? f / r4 : 0
 		} else if (d == "c") {
 			r4 = c + 4 * k; r64 = c + 64 * k
 			printf "a 4 KiB read %.0f us, a 64 KiB read %.0f us: %.2f times (die time: 375 and 1500 us, 4 times)", r4, r64, r4 ? r64 / r4 : 0
