@@ -40,7 +40,7 @@
  * max_inflight (full: the depth's rate trials, a depth they kept) judge
  * the held ones: see fnv_cm_held_in().
  *
- * Where the windows cannot tell a and b apart (every window dispatched the
+ * Where the windows cannot tell a and b apart (every window completed the
  * same mix), the prior decides: blk-iocost's default SSD model's reads
  * (its autop table: 488,636,629 B/s and 8,518 4 KiB IOPS), for reads and
  * writes alike, whose 128 KiB request costs 3.2 times a 4 KiB one. The
@@ -77,11 +77,12 @@
  * whose time is proportional to bytes is charged bytes: time-fair is
  * byte-fair there.
  *
- * Limits: requests that go around the scheduler (flushes; FUA writes on
- * 6.1) are counted as one write command each, their sizes unknown at
- * completion. At max_inflight the scheduler no longer sets the mix (two
- * tenants of 16 requests each are all at the device), so the tilt does
- * not move it: full windows may give the scale and not the ratios, and
+ * Limits: requests that go around the scheduler (a flush's empty write;
+ * FUA writes on 6.1) count as one command of their type each (a FUA write
+ * as a FUA command), their sizes unknown at completion. At max_inflight
+ * the scheduler no longer sets the mix (two tenants of 16 requests each
+ * are all at the device), so the tilt does not move it: full windows may
+ * give the scale and not the ratios, and
  * then the held windows count, latency and all (fnv_cm_held_in()). A
  * device that is full only past max_inflight has no full window.
  * Commands other than reads and writes (discard, write zeroes) are charged
@@ -176,7 +177,7 @@ static bool fnv_cm_add(struct fnv_cm *m, const struct fnv_cm_win *w)
 			S->a[i][j] += u[i] * u[j];
 		S->g[i] += u[i] << FNV_CM_U_SHIFT;
 	}
-	S->n += 1ULL << (2 * FNV_CM_U_SHIFT);
+	S->n += FNV_CM_N_ONE;
 	S->windows++;
 	/* the tilt's reference */
 	m->win_sect16 = div64_u64((w->sect[FNV_CM_READ] +
@@ -187,17 +188,17 @@ static bool fnv_cm_add(struct fnv_cm *m, const struct fnv_cm_win *w)
 	return true;
 }
 
-/* a kind's sums lose 1/2^FNV_CM_DECAY_SHIFT with each of its windows */
-static void fnv_cm_decay(struct fnv_cm_sums *S)
+/* a kind's sums lose 1/2^@sh */
+static void fnv_cm_decay(struct fnv_cm_sums *S, unsigned int sh)
 {
 	int i, j;
 
 	for (i = 0; i < FNV_CM_NX; i++) {
 		for (j = 0; j < FNV_CM_NX; j++)
-			S->a[i][j] -= S->a[i][j] >> FNV_CM_DECAY_SHIFT;
-		S->g[i] -= S->g[i] >> FNV_CM_DECAY_SHIFT;
+			S->a[i][j] -= S->a[i][j] >> sh;
+		S->g[i] -= S->g[i] >> sh;
 	}
-	S->n -= S->n >> FNV_CM_DECAY_SHIFT;
+	S->n -= S->n >> sh;
 }
 
 #define FNV_CM_BIT(j)	(1U << (j))
@@ -397,26 +398,30 @@ static void fnv_cm_fit_sums(const struct fnv_cm_sys *q, const u64 *z,
 
 /*
  * Do the held windows count? A window counts where the device was busy
- * with the work dispatched in it, for as long as that work takes: at a
+ * with the work completed in it, for as long as that work takes: at a
  * depth that uses the device. At a depth that does not (fnvssd's four
  * dies at depth 3, a 64 KiB read striped over all four beside 4 KiB reads
  * on one each), the busy time is the requests' latency, not their cost:
  * the windows there fitted a 64 KiB read at 1.01 times a 4 KiB one where
  * it takes four times the die time. The windows at max_inflight (the
- * depth's rate trials, a kept max_inflight) judge: once FNV_CM_FULL_MIN
- * of them counted, the held windows count while the full ones' fit
- * predicts their busy time within 1/16 (held_ratio, the one multiple of
- * the prediction that fits them best, at most FNV_CM_HELD_MAX): a depth
- * the trials found the device's full rate at.
+ * depth's rate trials, a kept max_inflight) judge: while their decayed
+ * sums hold FNV_CM_FULL_MIN windows' worth, the held windows count unless
+ * their busy time is more than 1/16 above what the full ones' fit
+ * predicts (held_ratio, the one multiple of the prediction that fits them
+ * best, over FNV_CM_HELD_MAX). Only above: latency adds to a window's
+ * busy time, it never takes from it. A type the full windows never saw
+ * costs a read of its size in that fit (the prior's rule). With the held windows out, the fit is
+ * the full ones' alone, and keeps the prior's ratios until they are
+ * FNV_CM_MIN_WINDOWS.
  */
 static bool fnv_cm_held_in(struct fnv_cm *m)
 {
 	struct fnv_cm_sys q;
 	u64 z[FNV_CM_NX], zg, zaz;
-	int t;
+	int j, t;
 
 	m->held_ratio = 0;
-	if (m->s[FNV_CM_FULL].windows < FNV_CM_FULL_MIN ||
+	if (m->s[FNV_CM_FULL].n < FNV_CM_FULL_MIN * FNV_CM_N_ONE ||
 	    !m->s[FNV_CM_HELD].n)
 		return true;
 	fnv_cm_sys_set(&q, &m->s[FNV_CM_FULL]);
@@ -430,6 +435,16 @@ static bool fnv_cm_held_in(struct fnv_cm *m)
 		if (q.a[2 * t + 1][2 * t + 1] && !fnv_cm_sep(&q, t))
 			return true;
 	fnv_cm_fit(&q, z);
+	/*
+	 * A type they never saw (a FUA writer idle in the trial) costs a
+	 * read of its size, the prior's rule; the prior's scale without reads
+	 */
+	for (j = 2; j < FNV_CM_NX; j++)
+		if (!(q.free & FNV_CM_BIT(j)))
+			z[j] = q.free & FNV_CM_BIT(j & 1) ? z[j & 1] : q.s16;
+	for (j = 0; j < 2; j++)
+		if (!(q.free & FNV_CM_BIT(j)))
+			z[j] = q.s16;
 	fnv_cm_sys_set(&q, &m->s[FNV_CM_HELD]);
 	fnv_cm_fit_sums(&q, z, &zg, &zaz);
 	if (!zaz)
@@ -498,7 +513,19 @@ void fnv_cm_update(struct fnv_cm *m, const struct fnv_cm_win *w)
 	fnv_cm_coef(m);
 	for (t = 0; t < FNV_CM_TYPES; t++)
 		m->known[t] = true;
-	fnv_cm_decay(&m->s[w->full ? FNV_CM_FULL : FNV_CM_HELD]);
+	/*
+	 * Each kind loses 1/16 with its own windows; the full ones also
+	 * 1/256 with each held one: they come from rate trials, which may be
+	 * minutes apart, and a fit they froze would judge every held window
+	 * by a device that has changed since (half-life about 18 s at the
+	 * default period, after which the held windows count unjudged).
+	 */
+	if (w->full) {
+		fnv_cm_decay(&m->s[FNV_CM_FULL], FNV_CM_DECAY_SHIFT);
+	} else {
+		fnv_cm_decay(&m->s[FNV_CM_HELD], FNV_CM_DECAY_SHIFT);
+		fnv_cm_decay(&m->s[FNV_CM_FULL], FNV_CM_DECAY_SHIFT + 4);
+	}
 }
 
 u32 fnv_cm_tilt(const struct fnv_cm *m, u64 n, u64 nr_wr, u64 sect)

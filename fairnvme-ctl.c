@@ -163,6 +163,21 @@ static u32 fnv_depth_fair(struct fnv_data *fd)
 }
 
 /*
+ * What the period did, for the rate trials (depth.c): its completions
+ * sampled (one in FNV_SAMPLE_EVERY) or, with cost_model=time, the work the
+ * cost model counts in them, in 4 KiB reads per sample. In requests, a
+ * trial at max_inflight on fnvssd, where the device's order served the
+ * 64 KiB reader more than the depth held did, completed fewer requests
+ * while its four dies did more work.
+ */
+static u64 fnv_depth_work(struct fnv_data *fd, u64 nr)
+{
+	if (fd->cost_model != FNV_COST_TIME || !fd->cm.windows)
+		return nr;
+	return div_u64(fd->win_work, FNV_CM_REF_SECT * FNV_SAMPLE_EVERY);
+}
+
+/*
  * Dispatch depth: the more requests wait at the device, the less the order
  * the scheduler chose matters and the longer a request of a light tenant
  * waits behind those of heavy ones; too few, and the device idles while
@@ -193,21 +208,6 @@ static u32 fnv_depth_fair(struct fnv_data *fd)
  * Under fd->lock: true if the depth changed, and the caller runs the
  * queues once it has let go of the lock (the lock rule, fairnvme-iosched.c).
  */
-/*
- * What the period did, for the rate trials (depth.c): its completions
- * sampled (one in FNV_SAMPLE_EVERY) or, with cost_model=time, the work the
- * cost model counts in them, in 4 KiB reads per sample. In requests, a
- * trial at max_inflight on fnvssd, where the device's order served the
- * 64 KiB reader more than the depth held did, completed fewer requests
- * while its four dies did more work.
- */
-static u64 fnv_depth_work(struct fnv_data *fd, u64 nr)
-{
-	if (fd->cost_model != FNV_COST_TIME || !fd->cm.windows)
-		return nr;
-	return div_u64(fd->win_work, FNV_CM_REF_SECT * FNV_SAMPLE_EVERY);
-}
-
 static bool fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, u64 nr,
 			    u64 dt, bool limited, bool solo)
 {
@@ -585,7 +585,17 @@ static void fnv_cm_window(struct fnv_data *fd, u64 now)
 	 * tenant at max_inflight, however few requests it keeps there.
 	 */
 	w->full = READ_ONCE(fd->depth) >= READ_ONCE(fd->max_inflight);
-	fd->win_work = fnv_cm_work(&fd->cm, w);
+	/*
+	 * The work, priced as when the trial began while one runs: its own
+	 * windows at max_inflight may move the fit (the held windows judged
+	 * out, a 64 KiB read from 1.4 to 4 times a 4 KiB one), and the same
+	 * completions would count as more work than the base's.
+	 */
+	if (!fd->dprobe.to) {
+		memcpy(fd->win_c_cmd, fd->cm.c_cmd, sizeof(fd->win_c_cmd));
+		memcpy(fd->win_c_sect, fd->cm.c_sect, sizeof(fd->win_c_sect));
+	}
+	fd->win_work = fnv_cm_work(fd->win_c_cmd, fd->win_c_sect, w);
 	fnv_cm_update(&fd->cm, fd->solo_seen ? NULL : w);
 	fd->win_at = now;
 	fd->win_mark = now;

@@ -1370,13 +1370,6 @@ static void fnv_trace_complete(struct fnv_data *fd, struct fnv_tenant *tn,
 }
 
 /*
- * Completion (hard irq or softirq): account the request's latency to its
- * tenant for the control period. Lockless; the worker consumes the sums.
- * Only sampled requests (one in FNV_SAMPLE_EVERY) are measured: the clock
- * read at dispatch and the atomics here are the controller's whole cost on
- * the hot path.
- */
-/*
  * The cost model's window (cost.c): what the period completed, per type,
  * counted as the request was charged: a read or a write by its sectors at
  * dispatch (@ours: fnv_rq_sect()), any other command as one write command,
@@ -1397,6 +1390,13 @@ static void fnv_cm_done(struct fnv_data *fd, struct request *rq, bool ours)
 	atomic64_add(v, &fd->cm_done[t]);
 }
 
+/*
+ * Completion (hard irq or softirq): account the request's latency to its
+ * tenant for the control period. Lockless; the worker consumes the sums.
+ * Only sampled requests (one in FNV_SAMPLE_EVERY) are measured: the clock
+ * read at dispatch and the atomics here are the controller's whole cost on
+ * the hot path.
+ */
 static void fnv_completed_request(struct request *rq, u64 now)
 {
 	struct fnv_data *fd = rq->q->elevator->elevator_data;

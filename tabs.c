@@ -94,9 +94,10 @@
  *    gap, so a device that slows down is followed, slowly. An interval
  *    with fewer than TABS_LONE_MIN_NR of the type's requests, or after
  *    one that was not the type's alone (a run's first and last moments),
- *    measures nothing. 0 (unknown) until one such interval. Limits: a type only ever seen beside others
- *    is never measured; a lone workload too shallow to saturate the device
- *    underestimates it; it is the best seen, not a guarantee. TABS
+ *    measures nothing. 0 (unknown) until one such interval. Limits: a
+ *    type only ever seen beside others is never measured; a lone workload
+ *    too shallow to saturate the device underestimates it; it is the best
+ *    seen, not a guarantee. TABS
  *    schedules only while both are known: set them on a host where one
  *    type never runs alone.
  *

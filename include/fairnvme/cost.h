@@ -3,14 +3,15 @@
  * fairnvme: the device time a request costs, learned online (policy core).
  *
  * Free of blk-mq types: the kernel feeds it, once per control period, the
- * period as a window of dispatched work (commands and sectors per type,
- * and how long the device was busy), and asks it each tenant's tilt for
+ * period as a window of completed work (commands and sectors per type,
+ * and how long the device was busy, at which depth), and asks it each tenant's tilt for
  * the next period; it charges what the model returns. The user-space unit
  * tests run it in a closed loop with synthetic devices.
  */
 #ifndef _FAIRNVME_COST_H
 #define _FAIRNVME_COST_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 #include <linux/minmax.h>
 
@@ -28,12 +29,15 @@
 #define FNV_CM_MIN_NR		16
 /* Windows counted before the fit's ratios are charged (cost.c) */
 #define FNV_CM_MIN_WINDOWS	16
-/* Windows at max_inflight before they judge the others (cost.c) */
+/* One window's weight in the sums (n) */
+#define FNV_CM_N_ONE		BIT_ULL(32)
+/* Windows at max_inflight (decayed) before they judge the others (cost.c) */
 #define FNV_CM_FULL_MIN		8
 /*
- * A window at a lower depth counts while the full windows' fit predicts
- * its busy time within 1/16 (in 1/1024: a held window's busy time over the
- * fit's, at most this): past it that depth did not use the device.
+ * A window at a lower depth counts unless its busy time is more than 1/16
+ * above what the full windows' fit predicts (in 1/1024: a held window's
+ * busy time over the fit's, at most this): past it that depth did not use
+ * the device.
  */
 #define FNV_CM_HELD_MAX		1088U
 /*
@@ -72,7 +76,7 @@
 #define FNV_CM_TILT_UP		1365U
 #define FNV_CM_TILT_DOWN	819U
 
-/* A control period, as the kernel feeds it: what it dispatched */
+/* A control period, as the kernel feeds it: what completed in it */
 struct fnv_cm_win {
 	u64 nr[FNV_CM_TYPES];		/* commands */
 	u64 sect[FNV_CM_TYPES];		/* ... their sectors */
@@ -154,19 +158,20 @@ static inline u64 fnv_cm_charge(u32 c_cmd, u32 c_sect, u64 sect, u32 tilt)
 }
 
 /*
- * The work of window @w by the model: what its requests cost, in sectors
- * of a 4 KiB read's (a 4 KiB read 8). The depth's rate trials compare
- * rates in it, not in requests: a deeper queue that serves the larger
- * requests more completes fewer of them for more work.
+ * The work of window @w priced by charges @c_cmd and @c_sect (a model's):
+ * what its requests cost, in sectors of a 4 KiB read's (a 4 KiB read 8).
+ * The depth's rate trials compare rates in it, not in requests: a deeper
+ * queue that serves the larger requests more completes fewer of them for
+ * more work.
  */
-static inline u64 fnv_cm_work(const struct fnv_cm *m,
+static inline u64 fnv_cm_work(const u32 *c_cmd, const u32 *c_sect,
 			      const struct fnv_cm_win *w)
 {
 	u64 c = 0;
 	int t;
 
 	for (t = 0; t < FNV_CM_TYPES; t++)
-		c += (u64)m->c_cmd[t] * w->nr[t] + (u64)m->c_sect[t] * w->sect[t];
+		c += (u64)c_cmd[t] * w->nr[t] + (u64)c_sect[t] * w->sect[t];
 	return c >> FNV_CM_SHIFT;
 }
 

@@ -14,8 +14,8 @@
 # its own; on this device it costs what a read costs), first before TABS
 # knows the types' BWmax (it holds nothing), then after each type ran
 # alone (TABS schedules, its type shares weighed by the tenants'
-# weights). check-extended adds the pair with cost_model=bytes, with tabs
-# off and on (every 4 KiB request costs the same: shares of IOPS).
+# weights). check-extended adds the pair with cost_model=bytes and tabs
+# off (every 4 KiB request costs the same: shares of IOPS).
 #
 # On 6.1 blk_insert_flush() sends a FUA write past every elevator to the
 # device; fairnvme cannot hold W to a weight there, and what is asserted

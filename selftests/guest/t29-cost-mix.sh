@@ -45,6 +45,7 @@ esac
 n=0
 for r in $RUNS; do
 	case $r in
+	*:fua*) n=$((n + 1)) ;;
 	a:* | b:*) n=$((n + 2)) ;;
 	*) n=$((n + 1)) ;;
 	esac

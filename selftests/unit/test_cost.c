@@ -501,6 +501,38 @@ static void test_held(void)
 	       dev_name[STRIPE], m.held_ratio / 1024.0);
 	nearf(r, 4, 0.2, "%s: 64 KiB costs %.2f of 4 KiB (4)", dev_name[STRIPE], r);
 	share_ok(tn, 2, 0, 2, "fnvssd, 4 KiB vs 64 KiB");
+	/*
+	 * writes the full windows never saw (no writer in the trial), at a
+	 * depth as full: the held windows still count (the judging fit has
+	 * the prior's scale for them, not 0)
+	 */
+	{
+		struct fnv_cm_win w = {};
+		int i;
+
+		fnv_cm_init(&m);
+		for (i = 0; i < 16; i++) {
+			u64 n4 = 100 + 40 * (i % 2), n64 = 20 + 10 * (i / 2 % 2);
+
+			w = (struct fnv_cm_win){ .full = true };
+			w.nr[FNV_CM_READ] = n4 + n64;
+			w.sect[FNV_CM_READ] = 8 * n4 + 128 * n64;
+			w.busy_ns = w.dt_ns = (n4 + n64) * 500000;
+			fnv_cm_update(&m, &w);
+		}
+		for (i = 0; i < 20; i++) {
+			w = (struct fnv_cm_win){};
+			w.nr[FNV_CM_READ] = 120;
+			w.sect[FNV_CM_READ] = 8 * 100 + 128 * 20;
+			w.nr[FNV_CM_WRITE] = 100;
+			w.sect[FNV_CM_WRITE] = 800;
+			w.busy_ns = w.dt_ns = 220 * 500000;
+			fnv_cm_update(&m, &w);
+		}
+		tap_ok(m.held_in,
+		       "writes only in held windows, at a full depth: held windows counted (ratio %.3f)",
+		       m.held_ratio / 1024.0);
+	}
 	/* a device whose held depth is as full: the held windows count */
 	fnv_cm_init(&m);
 	loop(&m, BYTES16, tn, 2, 200, 100, 1);
@@ -551,7 +583,7 @@ int main(void)
 		 2 +		/* test_change */
 		 3 +		/* test_windows */
 		 4 +		/* test_range */
-		 4 +		/* test_held */
+		 5 +		/* test_held */
 		 3);		/* test_fua */
 	test_untrained();
 	test_commands();
