@@ -397,6 +397,22 @@ static void fnv_cm_fit_sums(const struct fnv_cm_sys *q, const u64 *z,
 }
 
 /*
+ * Type @t's mean request (weighed by busy time) in @F and @H within 1/8,
+ * or not in @H at all
+ */
+static bool fnv_cm_same_size(const struct fnv_cm_sums *F,
+			     const struct fnv_cm_sums *H, int t)
+{
+	u64 rf, rh;
+
+	if (!H->g[2 * t] || !F->g[2 * t])
+		return true;
+	rf = mul_u64_u64_div_u64(F->g[2 * t + 1], 1ULL << 16, F->g[2 * t]);
+	rh = mul_u64_u64_div_u64(H->g[2 * t + 1], 1ULL << 16, H->g[2 * t]);
+	return rf * 8 <= rh * 9 && rh * 8 <= rf * 9;
+}
+
+/*
  * Do the held windows count? A window counts where the device was busy
  * with the work completed in it, for as long as that work takes: at a
  * depth that uses the device. At a depth that does not (fnvssd's four
@@ -429,10 +445,13 @@ static bool fnv_cm_held_in(struct fnv_cm *m)
 	 * Only full windows that told sizes apart judge: at max_inflight
 	 * the device's order sets the mix, and where it did not change (two
 	 * tenants of 16 requests each, all at the device) their fit keeps the
-	 * prior's ratios, and would judge the held windows by them.
+	 * prior's ratios, and would judge the held windows by them. A type
+	 * of the same mean size in both kinds needs no ratio (a writer of
+	 * 4 KiB only): its cost per request is what the full windows saw.
 	 */
 	for (t = 0; t < FNV_CM_TYPES; t++)
-		if (q.a[2 * t + 1][2 * t + 1] && !fnv_cm_sep(&q, t))
+		if (q.a[2 * t + 1][2 * t + 1] && !fnv_cm_sep(&q, t) &&
+		    !fnv_cm_same_size(&m->s[FNV_CM_FULL], &m->s[FNV_CM_HELD], t))
 			return true;
 	fnv_cm_fit(&q, z);
 	/*

@@ -532,6 +532,35 @@ static void test_held(void)
 		tap_ok(m.held_in,
 		       "writes only in held windows, at a full depth: held windows counted (ratio %.3f)",
 		       m.held_ratio / 1024.0);
+		/*
+		 * 4 KiB reads and writes only (no size told apart), writes
+		 * slower at the depth held: judged all the same, and out
+		 */
+		fnv_cm_init(&m);
+		for (i = 0; i < 16; i++) {
+			u64 nr = 100 + 40 * (i % 2), nw = 100 + 40 * (i / 2 % 2);
+
+			w = (struct fnv_cm_win){ .full = true };
+			w.nr[FNV_CM_READ] = nr;
+			w.sect[FNV_CM_READ] = 8 * nr;
+			w.nr[FNV_CM_WRITE] = nw;
+			w.sect[FNV_CM_WRITE] = 8 * nw;
+			w.busy_ns = w.dt_ns = (nr + nw) * 500000;
+			fnv_cm_update(&m, &w);
+		}
+		for (i = 0; i < 20; i++) {
+			w = (struct fnv_cm_win){};
+			w.nr[FNV_CM_READ] = 100;
+			w.sect[FNV_CM_READ] = 800;
+			w.nr[FNV_CM_WRITE] = 100;
+			w.sect[FNV_CM_WRITE] = 800;
+			w.busy_ns = w.dt_ns = 230 * 500000;
+			fnv_cm_update(&m, &w);
+		}
+		r = charge(&m, FNV_CM_WRITE, 8) / charge(&m, FNV_CM_READ, 8);
+		tap_ok(!m.held_in && r > 0.9 && r < 1.1,
+		       "4 KiB reads and writes, writes 1.3 times slower at the depth held: held out (ratio %.3f), a write costs %.2f reads (1)",
+		       m.held_ratio / 1024.0, r);
 	}
 	/* a device whose held depth is as full: the held windows count */
 	fnv_cm_init(&m);
@@ -583,7 +612,7 @@ int main(void)
 		 2 +		/* test_change */
 		 3 +		/* test_windows */
 		 4 +		/* test_range */
-		 5 +		/* test_held */
+		 6 +		/* test_held */
 		 3);		/* test_fua */
 	test_untrained();
 	test_commands();
