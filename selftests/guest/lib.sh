@@ -787,9 +787,34 @@ worst_slowdown() {
 		    END { if (!bad && max > 0) printf "%.3f\n", max }'
 }
 
+# fair_slowdown PREFIX NAME... : the worst slowdown that equal shares of
+# what the tenants' last run completed give, by Little's law: a tenant of
+# d requests in flight (its fio --numjobs times --iodepth) takes d / IOPS
+# per request, its latency plus what the host adds between one and the
+# next; at 1/N of the run's total X, where alone it did IOPS_a at mean
+# latency L_a (measure_alone PREFIX), its latency becomes
+# L_a + d (N / X - 1 / IOPS_a). Empty if an alone run failed.
+fair_slowdown() {
+	local pre name total a d j
+	pre=$1
+	shift
+	total=$(tenants_total_iops "$@")
+	for name in "$@"; do
+		eval "a=\${FNV_TARGS_$name:-}"
+		d=$(echo "$a" | sed -n 's/.*--iodepth=\([0-9]*\).*/\1/p')
+		j=$(echo "$a" | sed -n 's/.*--numjobs=\([0-9]*\).*/\1/p')
+		echo "$((${d:-1} * ${j:-1})) $(cat "$FNV_WORK/$pre-$name.iops" 2>/dev/null) $(cat "$FNV_WORK/$pre-$name.lat" 2>/dev/null)"
+	done | awk -v n=$# -v x="$total" '
+		{ if ($2 == "" || $2 <= 0 || $3 == "" || $3 <= 0) { bad = 1; next }
+		  s = 1 + $1 * (n / x - 1 / $2) * 1e6 / $3
+		  if (s > max) max = s }
+		END { if (!bad && x > 0 && max > 0) printf "%.3f\n", max }'
+}
+
 # measure_alone PREFIX DEV RUNTIME NAME... : run each tenant by itself
-# (arguments from FNV_TARGS_<NAME>) and save its mean latency; a run whose
-# fio failed saves nothing, and every fairness index using it is empty
+# (arguments from FNV_TARGS_<NAME>) and save its mean latency and IOPS; a
+# run whose fio failed saves nothing, and every fairness index using it is
+# empty
 measure_alone() {
 	local pre dev rt name
 	pre=$1 dev=$2 rt=$3
@@ -797,9 +822,11 @@ measure_alone() {
 	for name in "$@"; do
 		if tenants_run "$dev" "$rt" "" "$name"; then
 			tenant_mlat "$name" >"$FNV_WORK/$pre-$name.lat"
+			tenant_iops "$name" >"$FNV_WORK/$pre-$name.iops"
 		else
 			diag "alone run of $name failed: fio rc=$(tenant_rc "$name"): $(head -c 300 "$FNV_WORK/tenant-$name.terse.err" 2>/dev/null)"
 			: >"$FNV_WORK/$pre-$name.lat"
+			: >"$FNV_WORK/$pre-$name.iops"
 		fi
 	done
 }
