@@ -421,14 +421,17 @@ static bool fnv_cm_same_size(const struct fnv_cm_sums *F,
  * the windows there fitted a 64 KiB read at 1.01 times a 4 KiB one where
  * it takes four times the die time. The windows at max_inflight (the
  * depth's rate trials, a kept max_inflight) judge: while their decayed
- * sums hold FNV_CM_FULL_MIN windows' worth, the held windows count unless
- * their busy time is more than 1/16 above what the full ones' fit
- * predicts (held_ratio, the one multiple of the prediction that fits them
- * best, over FNV_CM_HELD_MAX). Only above: latency adds to a window's
- * busy time, it never takes from it. A type the full windows never saw
- * costs a read of its size in that fit (the prior's rule). With the held windows out, the fit is
- * the full ones' alone, and keeps the prior's ratios until they are
- * FNV_CM_MIN_WINDOWS.
+ * sums hold FNV_CM_FULL_MIN windows' worth and told sizes apart (the
+ * size probes' windows do), the held windows count only if their busy
+ * time is within 1/16 of what the full ones' fit predicts (held_ratio,
+ * the one multiple of the prediction that fits them best, from
+ * FNV_CM_HELD_MIN to FNV_CM_HELD_MAX). Above: latency added to their busy
+ * time. Below: their sizes do not follow the full fit (fnvssd's held
+ * windows, latency-bound, at 0.52 of it), and in the fit they would pull
+ * it back to latency. A type the full windows never saw costs a read of
+ * its size in that fit (the prior's rule). With the held windows out,
+ * the fit is the full ones' alone, and keeps the prior's ratios until
+ * they are FNV_CM_MIN_WINDOWS.
  */
 static bool fnv_cm_held_in(struct fnv_cm *m)
 {
@@ -437,8 +440,8 @@ static bool fnv_cm_held_in(struct fnv_cm *m)
 	int j, t;
 
 	m->held_ratio = 0;
-	if (m->s[FNV_CM_FULL].n < FNV_CM_FULL_MIN * FNV_CM_N_ONE ||
-	    !m->s[FNV_CM_HELD].n)
+	m->full_sep = false;
+	if (m->s[FNV_CM_FULL].n < FNV_CM_FULL_MIN * FNV_CM_N_ONE)
 		return true;
 	fnv_cm_sys_set(&q, &m->s[FNV_CM_FULL]);
 	/*
@@ -453,6 +456,9 @@ static bool fnv_cm_held_in(struct fnv_cm *m)
 		if (q.a[2 * t + 1][2 * t + 1] && !fnv_cm_sep(&q, t) &&
 		    !fnv_cm_same_size(&m->s[FNV_CM_FULL], &m->s[FNV_CM_HELD], t))
 			return true;
+	m->full_sep = true;
+	if (!m->s[FNV_CM_HELD].n)
+		return true;
 	fnv_cm_fit(&q, z);
 	/*
 	 * A type they never saw (a FUA writer idle in the trial) costs a
@@ -469,7 +475,8 @@ static bool fnv_cm_held_in(struct fnv_cm *m)
 	if (!zaz)
 		return true;
 	m->held_ratio = min_t(u64, div64_u64(zg << 10, zaz), U32_MAX);
-	return m->held_ratio <= FNV_CM_HELD_MAX;
+	return m->held_ratio >= FNV_CM_HELD_MIN &&
+	       m->held_ratio <= FNV_CM_HELD_MAX;
 }
 
 static void fnv_cm_solve(struct fnv_cm *m)
@@ -534,16 +541,19 @@ void fnv_cm_update(struct fnv_cm *m, const struct fnv_cm_win *w)
 		m->known[t] = true;
 	/*
 	 * Each kind loses 1/16 with its own windows; the full ones also
-	 * 1/256 with each held one: they come from rate trials, which may be
-	 * minutes apart, and a fit they froze would judge every held window
-	 * by a device that has changed since (half-life about 18 s at the
-	 * default period, after which the held windows count unjudged).
+	 * 1/1024 with each held one: they come from rate trials and size
+	 * probes, which may be minutes apart, and a fit they froze would
+	 * judge every held window by a device that has changed since
+	 * (half-life about 71 s at the default period, after which the held
+	 * windows count unjudged). A probe each FNV_CM_PROBE_EVERY periods
+	 * keeps them over FNV_CM_FULL_MIN windows' worth (11.6); at 1/256,
+	 * they were not.
 	 */
 	if (w->full) {
 		fnv_cm_decay(&m->s[FNV_CM_FULL], FNV_CM_DECAY_SHIFT);
 	} else {
 		fnv_cm_decay(&m->s[FNV_CM_HELD], FNV_CM_DECAY_SHIFT);
-		fnv_cm_decay(&m->s[FNV_CM_FULL], FNV_CM_DECAY_SHIFT + 4);
+		fnv_cm_decay(&m->s[FNV_CM_FULL], FNV_CM_DECAY_SHIFT + 6);
 	}
 }
 
@@ -568,4 +578,47 @@ u32 fnv_cm_tilt(const struct fnv_cm *m, u64 n, u64 nr_wr, u64 sect)
 	if (!up && !down)
 		return FNV_CM_TILT_ONE;
 	return up ^ !(m->windows & 1) ? FNV_CM_TILT_UP : FNV_CM_TILT_DOWN;
+}
+
+/*
+ * The size probe. At max_inflight the device's order sets the mix (two
+ * tenants of 16 requests each are all at the device): the full windows
+ * saw one mix, and could not judge the held ones, which on fnvssd measure
+ * latency (a 64 KiB read striped over four dies fitted 1.06 to 1.43 times
+ * a 4 KiB one where it takes four times the die time). So the windows are
+ * made to differ: for one period only the tenants of smaller requests are
+ * dispatched, at max_inflight, then for one only the larger ones. Each is
+ * a full window of one class; two of them tell the sizes apart. The held
+ * class waits for a period: its virtual time did not move, and it is
+ * served first after (its share over the probe is what its weight gives),
+ * and its controller does not judge the periods it waited in
+ * (fairnvme-ctl.c).
+ */
+int fnv_cm_probe_class(const struct fnv_cm *m, u64 n, u64 sect)
+{
+	u64 x, ref;
+
+	if (!n || !m->win_sect16)
+		return 0;
+	x = div64_u64(sect << 6, n);
+	ref = m->win_sect16 << 2;
+	if (x * 8 > ref * 9)
+		return FNV_CM_PROBE_LARGE;
+	if (x * 9 < ref * 8)
+		return FNV_CM_PROBE_SMALL;
+	return 0;
+}
+
+bool fnv_cm_probe_due(struct fnv_cm *m)
+{
+	if (m->probe_wait < U32_MAX)
+		m->probe_wait++;
+	return m->probe_wait >= (m->full_sep ? FNV_CM_PROBE_EVERY :
+						FNV_CM_PROBE_SOON);
+}
+
+void fnv_cm_probe_ran(struct fnv_cm *m)
+{
+	m->probe_wait = 0;
+	m->probes++;
 }

@@ -112,8 +112,9 @@ static int fnv_thresh_max_eff_us_show(void *data, struct seq_file *m)
  * the scale of the prior that fits the windows (in 1/1024), the windows
  * counted, whether the tenants are tilted this period (the probe), the
  * windows counted at max_inflight (full) and below (held), the held ones'
- * busy time over the full ones' fit (1/1024; 0: not judged) and whether
- * the held ones are in the fit.
+ * busy time over the full ones' fit (1/1024; 0: not judged), whether
+ * the held ones are in the fit, whether the full ones told sizes apart,
+ * the size probes run and the probe's step now (0: none).
  */
 static int fnv_cost_learned_show(void *data, struct seq_file *m)
 {
@@ -132,10 +133,11 @@ static int fnv_cost_learned_show(void *data, struct seq_file *m)
 			   t ? " " : "", name[t], cm->cmd_ns[t], name[t],
 			   (cm->sect_ns16[t] * 2) >> 16, name[t],
 			   cm->sep[t] ? "fit" : "prior");
-	seq_printf(m, " resid=%u scale=%llu windows=%u tilting=%d full=%u held=%u held_ratio=%u held_in=%d\n",
+	seq_printf(m, " resid=%u scale=%llu windows=%u tilting=%d full=%u held=%u held_ratio=%u held_in=%d full_sep=%d probes=%u probe_step=%u\n",
 		   cm->resid, cm->s16 >> 6, cm->windows, cm->tilting,
 		   cm->s[FNV_CM_FULL].windows, cm->s[FNV_CM_HELD].windows,
-		   cm->held_ratio, cm->held_in);
+		   cm->held_ratio, cm->held_in, cm->full_sep, cm->probes,
+		   fd->cm_step);
 	spin_unlock_irq(&fd->lock);
 	return 0;
 }

@@ -340,6 +340,7 @@ static void fnv_tenant_hold(struct fnv_tenant *tn, bool hold)
 void fnv_tenant_leave(struct fnv_tenant *tn)
 {
 	tn->cm_tilt = FNV_CM_TILT_ONE;	/* the probe walks the active list */
+	tn->cm_class = 0;
 	list_del_init(&tn->active_node);
 	fnv_tenant_hold(tn, false);
 }
@@ -942,6 +943,21 @@ static bool fnv_held(struct fnv_data *fd, struct fnv_tenant *tn)
 }
 
 /*
+ * The cost model's size probe (cost.c, fairnvme-ctl.c) dispatches one
+ * class of tenants for a period: a tenant of the other class waits (one
+ * in neither, or new, does not). Not with nothing at the device: a
+ * completion runs the queue again, and a probe whose class ran dry must
+ * not hold the rest back.
+ */
+static bool fnv_probe_out(struct fnv_data *fd, struct fnv_tenant *tn)
+{
+	u8 c = READ_ONCE(fd->cm_probe);
+
+	return unlikely(c) && tn->cm_class && tn->cm_class != c &&
+	       atomic_read(&fd->inflight);
+}
+
+/*
  * wrr_mode=soft: the next request by the software arbiter; @cls is set to
  * the class it was served through. The tenant then goes to the tail of the
  * class of its next request, if it has one.
@@ -1035,7 +1051,7 @@ static struct request *fnv_d2fq_next(struct fnv_data *fd, int *cls)
 		if (!f)
 			return NULL;
 		tn = container_of(f, struct fnv_tenant, d2);
-		if (!fnv_held(fd, tn) &&
+		if (!fnv_held(fd, tn) && !fnv_probe_out(fd, tn) &&
 		    (tries == 2 || !fnv_far_ahead(fd, tn)))
 			return fnv_d2fq_take(fd, tn, cls);
 		d2fq_arb_unpick(&fd->arb, f);

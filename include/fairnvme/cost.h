@@ -34,11 +34,14 @@
 /* Windows at max_inflight (decayed) before they judge the others (cost.c) */
 #define FNV_CM_FULL_MIN		8
 /*
- * A window at a lower depth counts unless its busy time is more than 1/16
- * above what the full windows' fit predicts (in 1/1024: a held window's
- * busy time over the fit's, at most this): past it that depth did not use
- * the device.
+ * A window at a lower depth counts if its busy time is within 1/16 of
+ * what the full windows' fit predicts (in 1/1024: a held window's busy
+ * time over the fit's, from FNV_CM_HELD_MIN to FNV_CM_HELD_MAX): above,
+ * that depth did not use the device; below, the held windows' sizes and
+ * busy times do not follow the full ones' fit (fnvssd's, 0.52 of it where
+ * the size probes told 64 KiB at four times 4 KiB).
  */
+#define FNV_CM_HELD_MIN		960U
 #define FNV_CM_HELD_MAX		1088U
 /*
  * Sums lose 1/2^FNV_CM_DECAY_SHIFT per window: half-life 10.7 windows.
@@ -76,6 +79,17 @@
 #define FNV_CM_TILT_UP		1365U
 #define FNV_CM_TILT_DOWN	819U
 
+/*
+ * The size probe (cost.c): one period with only the tenants of smaller
+ * requests dispatched, at max_inflight, then one with only the larger
+ * ones. Periods from one to the next while the full windows have not told
+ * sizes apart (FNV_CM_PROBE_SOON), and once they have (FNV_CM_PROBE_EVERY).
+ */
+#define FNV_CM_PROBE_SMALL	1
+#define FNV_CM_PROBE_LARGE	2
+#define FNV_CM_PROBE_SOON	16U
+#define FNV_CM_PROBE_EVERY	64U
+
 /* A control period, as the kernel feeds it: what completed in it */
 struct fnv_cm_win {
 	u64 nr[FNV_CM_TYPES];		/* commands */
@@ -102,7 +116,10 @@ struct fnv_cm {
 	struct fnv_cm_sums s[FNV_CM_KINDS];
 	/* the held windows' busy time over the full ones' fit, 1/1024 */
 	u32 held_ratio;
-	bool held_in;			/* ... at most FNV_CM_HELD_MAX: fitted */
+	bool held_in;			/* ... within FNV_CM_HELD_MIN.._MAX */
+	bool full_sep;			/* the full windows told sizes apart */
+	u32 probe_wait;			/* periods since the last size probe */
+	u32 probes;			/* ... run, ever (debugfs) */
 	/* the fit: each coefficient over the prior's, and their scale */
 	u64 z16[FNV_CM_NX];
 	u64 s16;
@@ -132,6 +149,21 @@ void fnv_cm_update(struct fnv_cm *m, const struct fnv_cm_win *w);
  * or not), @sect sectors.
  */
 u32 fnv_cm_tilt(const struct fnv_cm *m, u64 nr, u64 nr_wr, u64 sect);
+/*
+ * A tenant's class for the size probe, from its period as fnv_cm_tilt()
+ * takes it: FNV_CM_PROBE_SMALL or _LARGE if its mean request is 1/8 below
+ * or above the last window's, else 0 (in neither).
+ */
+int fnv_cm_probe_class(const struct fnv_cm *m, u64 nr, u64 sect);
+/*
+ * One more period: true if a size probe is due (the full windows have not
+ * told sizes apart, for FNV_CM_PROBE_SOON periods, or FNV_CM_PROBE_EVERY);
+ * the caller runs one only where each class can fill the device, and
+ * says so with fnv_cm_probe_ran().
+ */
+bool fnv_cm_probe_due(struct fnv_cm *m);
+void fnv_cm_probe_ran(struct fnv_cm *m);
+
 /*
  * The device time, in ns, of a request of type @t and @sect sectors by the
  * fit; 0 until a window was fitted. Budget cycles (wrr_mode=off) charge

@@ -48,9 +48,10 @@
  * Fairness of a window, as the control period measures it: how much of the
  * weights' effect the service dispatched since the window began kept,
  * FNV_FAIR_ONE when it followed the weights, 0 when it ignored them (up to
- * 2 FNV_FAIR_ONE); FNV_FAIR_NONE when fewer than two tenants were served
- * or their weights are too alike to tell. The probe sets mark when a
- * window begins: the caller's count starts over with the next period. A
+ * 2 FNV_FAIR_ONE; among equal weights, how close the shares came to
+ * them); FNV_FAIR_NONE when fewer than two tenants were served. The probe
+ * sets mark when a window begins: the caller's count starts over with the
+ * next period. A
  * trial's depth is kept only if it keeps as much, within FNV_FAIR_SLACK:
  * a deeper queue leaves the order to the device, and tenants of weights
  * 100 and 300, 32 QD1 readers each, got 0.48 and 0.52 of the IOPS at

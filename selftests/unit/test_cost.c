@@ -572,6 +572,85 @@ static void test_held(void)
 }
 
 /*
+ * (c) as t29 sees fnvssd: the rate trials' full windows at max_inflight
+ * hold the mix the device's order gives (as many 64 KiB reads as 4 KiB
+ * ones, 16 of each in flight), the held windows the latency (both 500 us,
+ * mixes tilted; 4 KiB 500 us, 64 KiB 600, what the held windows fitted
+ * on it); the size probes add windows of one class each. Without
+ * them nothing tells the sizes apart; with them the fit is the die time.
+ */
+static void run_stripe(struct fnv_cm *m, bool probes)
+{
+	struct fnv_cm_win w;
+	int p, step = 0;
+
+	fnv_cm_init(m);
+	for (p = 0; p < 400; p++) {
+		u64 n4, n64;
+
+		w = (struct fnv_cm_win){};
+		if (step == 1 || step == 2) {
+			/* one class alone at max_inflight */
+			n4 = step == 1 ? 266 : 0;
+			n64 = step == 1 ? 0 : 66;
+			w.full = true;
+			step++;
+		} else if (p >= 100 && p < 116) {
+			/* a trial: the device's order */
+			n4 = 53 + rnd() % 5;
+			n64 = 53 + rnd() % 5;
+			w.full = true;
+		} else {
+			/* held: tilted by a quarter, one way then the other */
+			n4 = p % 2 ? 125 : 75;
+			n64 = p % 2 ? 75 : 125;
+			if (step == 3)
+				step = 0;
+			if (probes && !step && fnv_cm_probe_due(m)) {
+				fnv_cm_probe_ran(m);
+				step = 1;
+			}
+		}
+		w.nr[FNV_CM_READ] = n4 + n64;
+		w.sect[FNV_CM_READ] = 8 * n4 + 128 * n64;
+		w.busy_ns = w.full ? n4 * 375000 + n64 * 1500000 :
+			    n4 * 500000 + n64 * 600000;
+		w.dt_ns = w.busy_ns;
+		fnv_cm_update(m, &w);
+		if (step == 3 && !probes)
+			step = 0;
+	}
+}
+
+static void test_probe(void)
+{
+	struct fnv_cm m;
+	double r;
+
+	fnv_cm_init(&m);
+	m.win_sect16 = 16 * 68;		/* a window of 4 and 128 KiB, alike */
+	tap_ok(fnv_cm_probe_class(&m, 10, 80) == FNV_CM_PROBE_SMALL &&
+	       fnv_cm_probe_class(&m, 10, 1280) == FNV_CM_PROBE_LARGE &&
+	       fnv_cm_probe_class(&m, 10, 680) == 0 &&
+	       fnv_cm_probe_class(&m, 0, 0) == 0,
+	       "probe classes: 4 KiB small, 64 KiB large, the window's mean neither");
+	run_stripe(&m, false);
+	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
+	tap_ok(r < 1.5, "%s, no size probe: 64 KiB fitted at %.2f of 4 KiB (latency)",
+	       dev_name[STRIPE], r);
+	run_stripe(&m, true);
+	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
+	tap_ok(m.full_sep && !m.held_in,
+	       "%s, size probes (%u): full windows told sizes apart, held ones out (ratio %.2f)",
+	       dev_name[STRIPE], m.probes, m.held_ratio / 1024.0);
+	nearf(r, 4, 0.15, "%s, size probes: 64 KiB costs %.2f of 4 KiB (4)",
+	      dev_name[STRIPE], r);
+	/* every FNV_CM_PROBE_EVERY periods once apart, and they stay apart */
+	tap_ok(m.probes <= (300 - 16 * 6) / FNV_CM_PROBE_EVERY + 6,
+	       "%u probes in 400 periods", m.probes);
+}
+
+/*
  * TABS' case: a FUA writer at 300 beside a reader at 100, on flash where a
  * FUA write holds a die for a program (4 times a read) and a cached write
  * for a transfer: FUA writes are a type of their own, and the shares are
@@ -613,6 +692,7 @@ int main(void)
 		 3 +		/* test_windows */
 		 4 +		/* test_range */
 		 6 +		/* test_held */
+		 5 +		/* test_probe */
 		 3);		/* test_fua */
 	test_untrained();
 	test_commands();
@@ -625,6 +705,7 @@ int main(void)
 	test_windows();
 	test_range();
 	test_held();
+	test_probe();
 	test_fua();
 	return tap_done();
 }
