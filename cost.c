@@ -588,25 +588,35 @@ u32 fnv_cm_tilt(const struct fnv_cm *m, u64 n, u64 nr_wr, u64 sect)
  * a 4 KiB one where it takes four times the die time). So the windows are
  * made to differ: for one period only the tenants of smaller requests are
  * dispatched, at max_inflight, then for one only the larger ones. Each is
- * a full window of one class; two of them tell the sizes apart. The held
+ * a full window of one class; two of them tell the sizes apart. Where the
+ * sizes are alike and the share of writes is not (a FUA writer beside a
+ * reader of the same size), the classes are by writes instead; where both
+ * differ, probes take each in turn. The held
  * class waits for a period: its virtual time did not move, and it is
  * served first after (its share over the probe is what its weight gives),
  * and its controller does not judge the periods it waited in
  * (fairnvme-ctl.c).
  */
-int fnv_cm_probe_class(const struct fnv_cm *m, u64 n, u64 sect)
+u32 fnv_cm_probe_class(const struct fnv_cm *m, u64 n, u64 nr_wr, u64 sect)
 {
 	u64 x, ref;
+	u32 c = 0;
 
 	if (!n || !m->win_sect16)
 		return 0;
 	x = div64_u64(sect << 6, n);
 	ref = m->win_sect16 << 2;
 	if (x * 8 > ref * 9)
-		return FNV_CM_PROBE_LARGE;
-	if (x * 9 < ref * 8)
-		return FNV_CM_PROBE_SMALL;
-	return 0;
+		c = FNV_CM_PROBE_LARGE;
+	else if (x * 9 < ref * 8)
+		c = FNV_CM_PROBE_SMALL;
+	x = div64_u64(nr_wr << 10, n);
+	ref = m->win_wr;
+	if (x > ref + 102)
+		c |= FNV_CM_PROBE_LARGE << FNV_CM_PROBE_WR_SHIFT;
+	else if (x + 102 < ref)
+		c |= FNV_CM_PROBE_SMALL << FNV_CM_PROBE_WR_SHIFT;
+	return c;
 }
 
 bool fnv_cm_probe_due(struct fnv_cm *m)

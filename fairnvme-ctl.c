@@ -632,23 +632,27 @@ static void fnv_cm_window(struct fnv_data *fd, u64 now)
  * depths put back and one period more before the next can be due. One
  * starts only while the auto depth is not on trial, with no tenant solo,
  * and where each class keeps half of max_inflight queued or in flight
- * (@need, by class): a class of one request at a time would not fill the
- * device, and its window would measure latency again. Under fd->lock:
- * true if the depth changed (the caller runs the queues).
+ * (@need, by size and by writes, by class): a class of one request at a
+ * time would not fill the device, and its window would measure latency
+ * again. By size or by writes, whichever has both classes; with both,
+ * each in turn. Under fd->lock: true if the depth changed (the caller
+ * runs the queues).
  */
 static bool fnv_probe_step(struct fnv_data *fd, u8 closed, bool probe,
-			   const u32 *need)
+			   u32 (*need)[3])
 {
 	u32 lim = READ_ONCE(fd->max_inflight);
+	bool dim[2];
+	int k;
 
 	lockdep_assert_held(&fd->lock);
 	switch (closed) {
 	case 1:
-		WRITE_ONCE(fd->cm_probe, FNV_CM_PROBE_LARGE);
+		fd->cm_probe <<= 1;	/* the larger: _SMALL << 1 */
 		fd->cm_step = 2;
 		return true;
 	case 2:
-		WRITE_ONCE(fd->cm_probe, 0);
+		fd->cm_probe = 0;
 		fd->cm_step = 3;
 		/*
 		 * As they were, within a max_inflight stored since; a fixed
@@ -666,15 +670,20 @@ static bool fnv_probe_step(struct fnv_data *fd, u8 closed, bool probe,
 	}
 	if (!probe || !fnv_cm_probe_due(&fd->cm) || fd->dprobe.to ||
 	    READ_ONCE(fd->solo) ||
-	    READ_ONCE(fd->dev_target_us) != FNV_DEV_TARGET_AUTO ||
-	    need[FNV_CM_PROBE_SMALL] < lim / 2 ||
-	    need[FNV_CM_PROBE_LARGE] < lim / 2)
+	    READ_ONCE(fd->dev_target_us) != FNV_DEV_TARGET_AUTO)
 		return false;
+	for (k = 0; k < 2; k++)
+		dim[k] = need[k][FNV_CM_PROBE_SMALL] >= lim / 2 &&
+			 need[k][FNV_CM_PROBE_LARGE] >= lim / 2;
+	if (!dim[0] && !dim[1])
+		return false;
+	k = dim[0] && dim[1] ? fd->cm.probes & 1 : dim[1];
 	fnv_cm_probe_ran(&fd->cm);
+	fd->cm_mask = FNV_CM_PROBE_MASK << (k * FNV_CM_PROBE_WR_SHIFT);
+	fd->cm_probe = FNV_CM_PROBE_SMALL << (k * FNV_CM_PROBE_WR_SHIFT);
 	fd->cm_depth[0] = READ_ONCE(fd->depth);
 	fd->cm_depth[1] = READ_ONCE(fd->hold_depth);
 	fd->cm_depth[2] = READ_ONCE(fd->slot_depth);
-	WRITE_ONCE(fd->cm_probe, FNV_CM_PROBE_SMALL);
 	fd->cm_step = 1;
 	WRITE_ONCE(fd->hold_depth, lim);
 	WRITE_ONCE(fd->slot_depth, lim);
@@ -703,7 +712,7 @@ void fnv_ctl_workfn(struct work_struct *work)
 	u64 dem[TABS_NR_FAIR] = {};
 	bool comp = false, limited, kick = false, solo, probe;
 	struct fnv_tenant *busy = NULL;
-	u32 wn = 0, mode, need[3] = {};
+	u32 wn = 0, mode, need[2][3] = {};
 	u64 b_total;
 	u8 closed;
 
@@ -751,12 +760,15 @@ void fnv_ctl_workfn(struct work_struct *work)
 				      FNV_CM_TILT_ONE;
 		/* ... and its size probe's class, kept while one runs */
 		if (!closed) {
+			u32 q = tn->nr_queued + atomic_read(&tn->inflight);
+
 			tn->cm_class = probe ?
 				fnv_cm_probe_class(&fd->cm, smp.nr,
+						   smp.nr_type[1],
 						   smp.sect_sum[0] +
 						   smp.sect_sum[1]) : 0;
-			need[tn->cm_class] += tn->nr_queued +
-					      atomic_read(&tn->inflight);
+			need[0][tn->cm_class & FNV_CM_PROBE_MASK] += q;
+			need[1][tn->cm_class >> FNV_CM_PROBE_WR_SHIFT] += q;
 		}
 		w = READ_ONCE(tn->cfg_weight);
 		/*

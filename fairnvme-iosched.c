@@ -951,10 +951,12 @@ static bool fnv_held(struct fnv_data *fd, struct fnv_tenant *tn)
  */
 static bool fnv_probe_out(struct fnv_data *fd, struct fnv_tenant *tn)
 {
-	u8 c = READ_ONCE(fd->cm_probe);
+	u8 c = fd->cm_probe, t;
 
-	return unlikely(c) && tn->cm_class && tn->cm_class != c &&
-	       atomic_read(&fd->inflight);
+	if (likely(!c))
+		return false;
+	t = tn->cm_class & fd->cm_mask;
+	return t && t != c && atomic_read(&fd->inflight);
 }
 
 /*

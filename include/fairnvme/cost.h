@@ -81,12 +81,16 @@
 
 /*
  * The size probe (cost.c): one period with only the tenants of smaller
- * requests dispatched, at max_inflight, then one with only the larger
- * ones. Periods from one to the next while the full windows have not told
- * sizes apart (FNV_CM_PROBE_SOON), and once they have (FNV_CM_PROBE_EVERY).
+ * requests (or fewer writes) dispatched, at max_inflight, then one with
+ * only the larger ones (more writes). Periods from one to the next while
+ * the full windows have not told sizes apart (FNV_CM_PROBE_SOON), and
+ * once they have (FNV_CM_PROBE_EVERY). A tenant's classes: by size in
+ * bits 0-1, by writes in bits 2-3.
  */
 #define FNV_CM_PROBE_SMALL	1
 #define FNV_CM_PROBE_LARGE	2
+#define FNV_CM_PROBE_WR_SHIFT	2
+#define FNV_CM_PROBE_MASK	3
 #define FNV_CM_PROBE_SOON	16U
 #define FNV_CM_PROBE_EVERY	64U
 
@@ -150,11 +154,13 @@ void fnv_cm_update(struct fnv_cm *m, const struct fnv_cm_win *w);
  */
 u32 fnv_cm_tilt(const struct fnv_cm *m, u64 nr, u64 nr_wr, u64 sect);
 /*
- * A tenant's class for the size probe, from its period as fnv_cm_tilt()
- * takes it: FNV_CM_PROBE_SMALL or _LARGE if its mean request is 1/8 below
- * or above the last window's, else 0 (in neither).
+ * A tenant's classes for the size probe, from its period as fnv_cm_tilt()
+ * takes it: by size FNV_CM_PROBE_SMALL or _LARGE if its mean request is
+ * 1/8 below or above the last window's, else 0 (in neither); by writes,
+ * shifted by FNV_CM_PROBE_WR_SHIFT, _SMALL or _LARGE if its share of
+ * writes is a tenth below or above the window's.
  */
-int fnv_cm_probe_class(const struct fnv_cm *m, u64 nr, u64 sect);
+u32 fnv_cm_probe_class(const struct fnv_cm *m, u64 nr, u64 nr_wr, u64 sect);
 /*
  * One more period: true if a size probe is due (the full windows have not
  * told sizes apart, for FNV_CM_PROBE_SOON periods, or FNV_CM_PROBE_EVERY);
