@@ -185,6 +185,14 @@ static bool fnv_cm_add(struct fnv_cm *m, const struct fnv_cm_win *w)
 				   w->sect[FNV_CM_FUA]) << 4, nr);
 	m->win_wr = div64_u64((w->nr[FNV_CM_WRITE] + w->nr[FNV_CM_FUA]) << 10,
 			      nr);
+	/* the mix over the windows, for the size probe: the tilt evens out */
+	if (!m->mix_sect16) {
+		m->mix_sect16 = m->win_sect16;
+		m->mix_wr = m->win_wr;
+	}
+	m->mix_sect16 = m->mix_sect16 - (m->mix_sect16 >> 4) +
+			(m->win_sect16 >> 4);
+	m->mix_wr = m->mix_wr - (m->mix_wr >> 4) + (m->win_wr >> 4);
 	return true;
 }
 
@@ -621,14 +629,28 @@ u32 fnv_cm_probe_class(const struct fnv_cm *m, u64 n, u64 nr_wr, u64 sect)
 
 bool fnv_cm_probe_due(struct fnv_cm *m)
 {
+	u64 a = m->mix_sect16, b = m->probe_sect16;
+	bool moved;
+
 	if (m->probe_wait < U32_MAX)
 		m->probe_wait++;
-	return m->probe_wait >= (m->full_sep ? FNV_CM_PROBE_EVERY :
-						FNV_CM_PROBE_SOON);
+	/*
+	 * A new mix: the full sums keep the last one's sizes for a minute
+	 * (they lose 1/1024 per held window), and a size it never had is
+	 * priced on the line through the old ones (a 16 KiB read on fnvssd,
+	 * one page like a 4 KiB one, at 4.5 times it after 4 KiB beside
+	 * 64 KiB)
+	 */
+	moved = a * 4 > b * 5 || b * 4 > a * 5 ||
+		m->mix_wr > m->probe_wr + 128 || m->probe_wr > m->mix_wr + 128;
+	return m->probe_wait >= (m->full_sep && !moved ? FNV_CM_PROBE_EVERY :
+						       FNV_CM_PROBE_SOON);
 }
 
 void fnv_cm_probe_ran(struct fnv_cm *m)
 {
 	m->probe_wait = 0;
 	m->probes++;
+	m->probe_sect16 = m->mix_sect16;
+	m->probe_wr = m->mix_wr;
 }

@@ -620,6 +620,7 @@ static void fnv_cm_window(struct fnv_data *fd, u64 now)
 		memcpy(fd->win_c_sect, fd->cm.c_sect, sizeof(fd->win_c_sect));
 	}
 	fd->win_work = fnv_cm_work(fd->win_c_cmd, fd->win_c_sect, w);
+	fd->win_last = *w;
 	fnv_cm_update(&fd->cm, fd->solo_seen ? NULL : w);
 	fd->win_at = now;
 	fd->win_mark = now;

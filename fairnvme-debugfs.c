@@ -114,7 +114,9 @@ static int fnv_thresh_max_eff_us_show(void *data, struct seq_file *m)
  * windows counted at max_inflight (full) and below (held), the held ones'
  * busy time over the full ones' fit (1/1024; 0: not judged), whether
  * the held ones are in the fit, whether the full ones told sizes apart,
- * the size probes run and the probe's step now (0: none).
+ * the size probes run and the probe's step now (0: none); then the last
+ * window: commands/sectors of reads, writes and FUA writes, busy and
+ * length (us), and whether it was at max_inflight.
  */
 static int fnv_cost_learned_show(void *data, struct seq_file *m)
 {
@@ -125,6 +127,7 @@ static int fnv_cost_learned_show(void *data, struct seq_file *m)
 		[FNV_CM_FUA] = "fua",
 	};
 	const struct fnv_cm *cm = &fd->cm;
+	const struct fnv_cm_win *w = &fd->win_last;
 	int t;
 
 	spin_lock_irq(&fd->lock);
@@ -133,11 +136,17 @@ static int fnv_cost_learned_show(void *data, struct seq_file *m)
 			   t ? " " : "", name[t], cm->cmd_ns[t], name[t],
 			   (cm->sect_ns16[t] * 2) >> 16, name[t],
 			   cm->sep[t] ? "fit" : "prior");
-	seq_printf(m, " resid=%u scale=%llu windows=%u tilting=%d full=%u held=%u held_ratio=%u held_in=%d full_sep=%d probes=%u probe_step=%u\n",
+	seq_printf(m, " resid=%u scale=%llu windows=%u tilting=%d full=%u held=%u held_ratio=%u held_in=%d full_sep=%d probes=%u probe_step=%u",
 		   cm->resid, cm->s16 >> 6, cm->windows, cm->tilting,
 		   cm->s[FNV_CM_FULL].windows, cm->s[FNV_CM_HELD].windows,
 		   cm->held_ratio, cm->held_in, cm->full_sep, cm->probes,
 		   fd->cm_step);
+	seq_printf(m, " last=%llu/%llu,%llu/%llu,%llu/%llu busy_us=%llu dt_us=%llu last_full=%d\n",
+		   w->nr[FNV_CM_READ], w->sect[FNV_CM_READ],
+		   w->nr[FNV_CM_WRITE], w->sect[FNV_CM_WRITE],
+		   w->nr[FNV_CM_FUA], w->sect[FNV_CM_FUA],
+		   div_u64(w->busy_ns, NSEC_PER_USEC),
+		   div_u64(w->dt_ns, NSEC_PER_USEC), w->full);
 	spin_unlock_irq(&fd->lock);
 	return 0;
 }

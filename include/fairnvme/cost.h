@@ -124,6 +124,10 @@ struct fnv_cm {
 	bool full_sep;			/* the full windows told sizes apart */
 	u32 probe_wait;			/* periods since the last size probe */
 	u32 probes;			/* ... run, ever (debugfs) */
+	u64 probe_sect16;		/* ... mix_sect16 then */
+	u32 probe_wr;			/* ... and mix_wr */
+	u64 mix_sect16;			/* the windows' mean size, 1/16 per */
+	u32 mix_wr;			/* ... and writes, 1/1024 */
 	/* the fit: each coefficient over the prior's, and their scale */
 	u64 z16[FNV_CM_NX];
 	u64 s16;
@@ -162,8 +166,11 @@ u32 fnv_cm_tilt(const struct fnv_cm *m, u64 nr, u64 nr_wr, u64 sect);
  */
 u32 fnv_cm_probe_class(const struct fnv_cm *m, u64 nr, u64 nr_wr, u64 sect);
 /*
- * One more period: true if a size probe is due (the full windows have not
- * told sizes apart, for FNV_CM_PROBE_SOON periods, or FNV_CM_PROBE_EVERY);
+ * One more period: true if a size probe is due (FNV_CM_PROBE_SOON periods
+ * after the last while the full windows have not told sizes apart, or the
+ * windows' mean size (mix_sect16, over the windows, 1/16 from each) moved
+ * by a quarter or their share of writes by an eighth since: a new mix;
+ * else FNV_CM_PROBE_EVERY);
  * the caller runs one only where each class can fill the device, and
  * says so with fnv_cm_probe_ran().
  */

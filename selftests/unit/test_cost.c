@@ -653,6 +653,24 @@ static void test_probe(void)
 	/* every FNV_CM_PROBE_EVERY periods once apart, and they stay apart */
 	tap_ok(m.probes <= (300 - 16 * 6) / FNV_CM_PROBE_EVERY + 6,
 	       "%u probes in 400 periods", m.probes);
+	/* a new mix (4 KiB beside 16 KiB): a probe soon, sizes known or not */
+	{
+		struct fnv_cm_win w = {};
+		unsigned int p;
+
+		fnv_cm_probe_ran(&m);
+		for (p = 0; p < FNV_CM_PROBE_EVERY; p++) {
+			w.nr[FNV_CM_READ] = 200;
+			w.sect[FNV_CM_READ] = 100 * 8 + 100 * 32;
+			w.busy_ns = w.dt_ns = 200 * 375000;
+			fnv_cm_update(&m, &w);
+			if (fnv_cm_probe_due(&m))
+				break;
+		}
+		tap_ok(m.full_sep && p < FNV_CM_PROBE_SOON + 4,
+		       "a new mix of sizes: a probe due after %u periods (at most %u)",
+		       p + 1, FNV_CM_PROBE_SOON + 4);
+	}
 }
 
 /*
@@ -697,7 +715,7 @@ int main(void)
 		 3 +		/* test_windows */
 		 4 +		/* test_range */
 		 6 +		/* test_held */
-		 5 +		/* test_probe */
+		 6 +		/* test_probe */
 		 3);		/* test_fua */
 	test_untrained();
 	test_commands();
