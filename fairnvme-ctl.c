@@ -759,6 +759,23 @@ void fnv_ctl_workfn(struct work_struct *work)
 						  smp.sect_sum[0] +
 						  smp.sect_sum[1]) :
 				      FNV_CM_TILT_ONE;
+		/*
+		 * Were it alone (cost.c): its requests outstanding, the sum
+		 * of their latencies over the period's length (Little's
+		 * law), over 8 periods; its mix this period
+		 */
+		if (smp.nr && dt) {
+			u64 q16 = div64_u64(smp.lat_sum * FNV_SAMPLE_EVERY
+					    << 16, dt);
+
+			tn->alone_q16 = tn->alone_q16 ?
+					tn->alone_q16 - (tn->alone_q16 >> 3) +
+					(q16 >> 3) : q16;
+			tn->alone_ns = fnv_cm_alone_ns(&fd->cm, tn->alone_q16,
+						       smp.nr_type,
+						       smp.sect_sum,
+						       READ_ONCE(fd->dev_floor));
+		}
 		/* ... and its size probe's class, kept while one runs */
 		if (!closed) {
 			u32 q = tn->nr_queued + atomic_read(&tn->inflight);

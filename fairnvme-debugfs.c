@@ -181,7 +181,7 @@ static int fnv_tenant_dump_show(void *data, struct seq_file *m)
 		s8 c = tn->d2.cls;
 		const u64 *nr = tn->d2.nr;
 
-		seq_printf(m, "cgroup=%llu%s weight=%u eff_weight=%u state=%s class=%s vt_gap=%lld queued=%u inflight=%d requests=%llu charged=%llu holder=%d\n",
+		seq_printf(m, "cgroup=%llu%s weight=%u eff_weight=%u state=%s class=%s vt_gap=%lld queued=%u inflight=%d requests=%llu charged=%llu holder=%d outstanding=%llu alone_us=%llu\n",
 			   fnv_tenant_cgid(tn), tn->root ? "(root)" : "",
 			   READ_ONCE(tn->cfg_weight), tn->eff_weight,
 			   fnv_ctl_state_name(tn->ctl.state),
@@ -191,7 +191,9 @@ static int fnv_tenant_dump_show(void *data, struct seq_file *m)
 			   atomic_read(&tn->inflight),
 			   nr[D2FQ_URGENT] + nr[D2FQ_HIGH] + nr[D2FQ_MEDIUM] +
 			   nr[D2FQ_LOW], tn->d2.charged,
-			   holder != D2FQ_ID_NONE && tn->d2.id == holder);
+			   holder != D2FQ_ID_NONE && tn->d2.id == holder,
+			   (tn->alone_q16 + (1ULL << 15)) >> 16,
+			   div_u64(tn->alone_ns, NSEC_PER_USEC));
 	}
 	spin_unlock_irq(&fd->lock);
 	return 0;

@@ -149,6 +149,12 @@ struct fnv_tenant {
 	u32 cm_tilt;			/* cost.c's probe: charge, 1/1024 */
 	u8 cm_class;			/* ... its size probe's classes, or 0 */
 	/*
+	 * Were it alone: its requests outstanding (1/2^16, a mean over
+	 * periods by Little's law) and its mean latency (ns, cost.c)
+	 */
+	u64 alone_q16;
+	u64 alone_ns;
+	/*
 	 * The cgroup is removed: set by fnv_pd_offline() without
 	 * fnv_data.lock, read under it (a tenant seen online there a last
 	 * time is taken off the lists by fnv_offline_work() after).

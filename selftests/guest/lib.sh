@@ -811,6 +811,23 @@ fair_slowdown() {
 		END { if (!bad && x > 0 && max > 0) printf "%.3f\n", max }'
 }
 
+# alone_check PREFIX NAME... : after a run under fairnvme watched by
+# depth_watch_start, a TAP point per tenant: the cost model's alone_us
+# (debugfs tenant_dump, its last line for the tenant's cgroup) within 25 %
+# of its mean latency alone (measure_alone PREFIX, fio's), issue 35 item 2
+alone_check() {
+	local pre name id pred
+	pre=$1
+	shift
+	for name in "$@"; do
+		id=$(stat -c %i "$CG_ROOT/$name" 2>/dev/null)
+		pred=$(sed -n "s/^cgroup=$id .* alone_us=\([0-9]*\).*/\1/p" \
+			"$FNV_WORK/dump.last" 2>/dev/null | tail -n 1)
+		assert_near "$name: alone latency (us) predicted against fio's alone run" \
+			"${pred:-}" "$(cat "$FNV_WORK/$pre-$name.lat" 2>/dev/null)" 25
+	done
+}
+
 # measure_alone PREFIX DEV RUNTIME NAME... : run each tenant by itself
 # (arguments from FNV_TARGS_<NAME>) and save its mean latency and IOPS; a
 # run whose fio failed saves nothing, and every fairness index using it is
@@ -890,6 +907,8 @@ depth_watch_start() {
 	(
 		while :; do
 			echo "$(fnv_dbg "$1" depth 2>/dev/null || echo -)/$(fnv_dbg "$1" dev_floor_us 2>/dev/null || echo -)"
+			fnv_dbg "$1" tenant_dump >"$FNV_WORK/dump.next" 2>/dev/null &&
+				mv "$FNV_WORK/dump.next" "$FNV_WORK/dump.last"
 			if [ "${FNV_watch_dump:-0}" = 1 ]; then
 				{
 					echo "# $(date +%s) inflight=$(fnv_dbg "$1" inflight) gvt=$(fnv_dbg "$1" gvt) tau_l=$(fnv_dbg "$1" tau_l_eff_bytes) $(fnv_dbg "$1" cost_learned) devinflight=$(cat "/sys/block/$(_blkname "$1")/inflight")"

@@ -673,6 +673,35 @@ static void test_probe(void)
 	}
 }
 
+/* item 2: the latency of a tenant's requests were it alone */
+static void test_alone(void)
+{
+	struct fnv_cm m;
+	u64 nr[2] = { 70, 30 }, sect[2] = { 70 * 8, 30 * 8 };
+	u64 rd[2] = { 100, 0 }, rs[2] = { 800, 0 }, none[2] = {};
+
+	fnv_cm_init(&m);
+	m.cmd_ns[0] = m.cmd_ns[1] = 500000;	/* 2000 commands/s */
+	m.sect_ns16[0] = m.sect_ns16[1] = 0;
+	tap_ok(fnv_cm_alone_ns(&m, 256ULL << 16, nr, sect, 450000) == 128000000,
+	       "2000 commands/s, 256 requests outstanding: 128 ms alone");
+	tap_ok(fnv_cm_alone_ns(&m, 1ULL << 16, rd, rs, 450000) == 500000 &&
+	       fnv_cm_alone_ns(&m, 1ULL << 16, rd, rs, 2000000) == 2000000 &&
+	       fnv_cm_alone_ns(&m, 1ULL << 16, none, none, 450000) == 450000,
+	       "one request outstanding: the larger of its cost and the device's time for one");
+	/* fnvssd: 4 KiB reads 375 us of die time, 1.5 ms each alone */
+	m.cmd_ns[0] = 375000;
+	tap_ok(fnv_cm_alone_ns(&m, 16ULL << 16, rd, rs, 1600000) == 6000000 &&
+	       fnv_cm_alone_ns(&m, 2ULL << 16, rd, rs, 1600000) == 1600000,
+	       "fnvssd: 16 reads outstanding 6 ms alone, 2 the device's 1.6 ms");
+	/* bytes: 64 KiB at 16 MB/s, 4.1 ms */
+	m.cmd_ns[0] = 0;
+	m.sect_ns16[0] = (32000ULL << 16);
+	rs[0] = 100 * 128;
+	tap_ok(fnv_cm_alone_ns(&m, 1ULL << 16, rd, rs, 450000) == 4096000,
+	       "bytes: a QD1 reader of 64 KiB at 16 MB/s: 4.1 ms");
+}
+
 /*
  * TABS' case: a FUA writer at 300 beside a reader at 100, on flash where a
  * FUA write holds a die for a program (4 times a read) and a cached write
@@ -716,6 +745,7 @@ int main(void)
 		 4 +		/* test_range */
 		 6 +		/* test_held */
 		 6 +		/* test_probe */
+		 4 +		/* test_alone */
 		 3);		/* test_fua */
 	test_untrained();
 	test_commands();
@@ -729,6 +759,7 @@ int main(void)
 	test_range();
 	test_held();
 	test_probe();
+	test_alone();
 	test_fua();
 	return tap_done();
 }
