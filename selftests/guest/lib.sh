@@ -813,19 +813,29 @@ fair_slowdown() {
 
 # alone_check PREFIX NAME... : after a run under fairnvme watched by
 # depth_watch_start, a TAP point per tenant: the cost model's alone_us
-# (debugfs tenant_dump, its last line for the tenant's cgroup) within 25 %
-# of its mean latency alone (measure_alone PREFIX, fio's), issue 35 item 2
+# (debugfs tenant_dump, the median of its lines for the tenant's cgroup,
+# one a second, those with requests outstanding) within 25 % of its mean
+# latency alone (measure_alone PREFIX, fio's), issue 35 item 2; printed
+# with the median requests outstanding
 alone_check() {
-	local pre name id pred
+	local pre name id pred q
 	pre=$1
 	shift
 	for name in "$@"; do
 		id=$(stat -c %i "$CG_ROOT/$name" 2>/dev/null)
-		pred=$(sed -n "s/^cgroup=$id .* alone_us=\([0-9]*\).*/\1/p" \
-			"$FNV_WORK/dump.last" 2>/dev/null | tail -n 1)
+		pred=$(sed -n "s/^cgroup=$id .* outstanding=[1-9][0-9]* alone_us=\([0-9]*\).*/\1/p" \
+			"$FNV_WORK/dump.all" 2>/dev/null | _median)
+		q=$(sed -n "s/^cgroup=$id .* outstanding=\([1-9][0-9]*\) alone_us=.*/\1/p" \
+			"$FNV_WORK/dump.all" 2>/dev/null | _median)
+		diag "$name: outstanding $q, alone_us $pred (median of $(grep -c "^cgroup=$id " "$FNV_WORK/dump.all" 2>/dev/null) samples)"
 		assert_near "$name: alone latency (us) predicted against fio's alone run" \
 			"${pred:-}" "$(cat "$FNV_WORK/$pre-$name.lat" 2>/dev/null)" 25
 	done
+}
+
+# _median : the median of the numbers on stdin, one a line (empty if none)
+_median() {
+	sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
 }
 
 # measure_alone PREFIX DEV RUNTIME NAME... : run each tenant by itself
@@ -907,8 +917,7 @@ depth_watch_start() {
 	(
 		while :; do
 			echo "$(fnv_dbg "$1" depth 2>/dev/null || echo -)/$(fnv_dbg "$1" dev_floor_us 2>/dev/null || echo -)"
-			fnv_dbg "$1" tenant_dump >"$FNV_WORK/dump.next" 2>/dev/null &&
-				mv "$FNV_WORK/dump.next" "$FNV_WORK/dump.last"
+			fnv_dbg "$1" tenant_dump >>"$FNV_WORK/dump.all" 2>/dev/null
 			if [ "${FNV_watch_dump:-0}" = 1 ]; then
 				{
 					echo "# $(date +%s) inflight=$(fnv_dbg "$1" inflight) gvt=$(fnv_dbg "$1" gvt) tau_l=$(fnv_dbg "$1" tau_l_eff_bytes) $(fnv_dbg "$1" cost_learned) devinflight=$(cat "/sys/block/$(_blkname "$1")/inflight")"
@@ -919,6 +928,7 @@ depth_watch_start() {
 		done
 	) >"$FNV_WORK/depth.log" &
 	_depth_pid=$!
+	: >"$FNV_WORK/dump.all"
 }
 depth_watch_stop() {
 	kill "$_depth_pid" 2>/dev/null
