@@ -185,7 +185,13 @@ static bool fnv_cm_add(struct fnv_cm *m, const struct fnv_cm_win *w)
 				   w->sect[FNV_CM_FUA]) << 4, nr);
 	m->win_wr = div64_u64((w->nr[FNV_CM_WRITE] + w->nr[FNV_CM_FUA]) << 10,
 			      nr);
-	/* the mix over the windows, for the size probe: the tilt evens out */
+	/*
+	 * The mix over the windows, for the size probe: the tilt evens out.
+	 * The held ones only: a probe's one class, or a trial's mix in the
+	 * device's order, would make the next probe come early.
+	 */
+	if (w->full)
+		return true;
 	if (!m->mix_sect16) {
 		m->mix_sect16 = m->win_sect16;
 		m->mix_wr = m->win_wr;
@@ -644,11 +650,19 @@ bool fnv_cm_probe_due(struct fnv_cm *m)
 	moved = a * 4 > b * 5 || b * 4 > a * 5 ||
 		m->mix_wr > m->probe_wr + 128 || m->probe_wr > m->mix_wr + 128;
 	return m->probe_wait >= (m->full_sep && !moved ? FNV_CM_PROBE_EVERY :
-						       FNV_CM_PROBE_SOON);
+				 m->probe_soon ?: FNV_CM_PROBE_SOON);
 }
 
 void fnv_cm_probe_ran(struct fnv_cm *m)
 {
+	/*
+	 * Sooner while the last ones told sizes apart (a new mix), twice
+	 * as late each time they did not, up to FNV_CM_PROBE_EVERY: a type
+	 * whose size the probes cannot change (writes merged more at the
+	 * depth held than at max_inflight) would keep them coming
+	 */
+	m->probe_soon = m->full_sep || !m->probe_soon ? FNV_CM_PROBE_SOON :
+			min(m->probe_soon * 2, FNV_CM_PROBE_EVERY);
 	m->probe_wait = 0;
 	m->probes++;
 	m->probe_sect16 = m->mix_sect16;

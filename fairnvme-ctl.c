@@ -113,8 +113,10 @@ static u32 fnv_fair_alike(struct fnv_data *fd, u64 s, u64 w)
 	list_for_each_entry(tn, &fd->active, active_node) {
 		if (!tn->svc_win || !tn->cfg_weight)
 			continue;
-		p = div64_u64(tn->svc_win << 20, s);
-		q = div64_u64((u64)tn->cfg_weight << 20, w);
+		/* at most 1 each: a weight stored since the first walk */
+		p = min(div64_u64(tn->svc_win << 20, s), 1ULL << 20);
+		q = min(div64_u64((u64)READ_ONCE(tn->cfg_weight) << 20, w),
+			1ULL << 20);
 		d += (p > q ? p - q : q - p) * (p > q ? p - q : q - p);
 		sq += q * q;
 	}
@@ -140,8 +142,10 @@ static u32 fnv_fair_alike(struct fnv_data *fd, u64 s, u64 w)
  * among equal weights too: on fnvssd at max_inflight the device's order
  * gave a 64 KiB reader 0.8 of the die time beside a 4 KiB one (0.18 off
  * the 0.5 each due: 0.82), where the depth held kept 0.5. Chance lowers
- * this one, alike at every depth: 1/10 for tenants of 10 requests each.
- * Two walks over the active tenants, in the period's. A tenant back on
+ * this one, by about 1/(2k) for tenants of k requests each in the window
+ * (0.05 at 10): more in a trial's first, shorter window.
+ * Two walks over the active tenants (three with weights alike), in the
+ * period's. A tenant back on
  * the walk after idle counts from its return: it was served nothing
  * between.
  */
@@ -605,10 +609,12 @@ static void fnv_cm_window(struct fnv_data *fd, u64 now)
 	w->busy_ns = w->dt_ns > fd->win_idle ? w->dt_ns - fd->win_idle : 0;
 	/*
 	 * The depth in force over the period: max_inflight (a rate trial's,
-	 * or kept) or less. A period that ran solo is not counted: one
+	 * kept, or a size probe's: full even if max_inflight was raised
+	 * since) or less. A period that ran solo is not counted: one
 	 * tenant at max_inflight, however few requests it keeps there.
 	 */
-	w->full = READ_ONCE(fd->depth) >= READ_ONCE(fd->max_inflight);
+	w->full = READ_ONCE(fd->depth) >= READ_ONCE(fd->max_inflight) ||
+		  fd->cm_step == 1 || fd->cm_step == 2;
 	/*
 	 * The work, priced as when the trial began while one runs: its own
 	 * windows at max_inflight may move the fit (the held windows judged
@@ -625,6 +631,25 @@ static void fnv_cm_window(struct fnv_data *fd, u64 now)
 	fd->win_at = now;
 	fd->win_mark = now;
 	fd->win_idle = 0;
+}
+
+/*
+ * A size probe's end: its class no longer held, the depths as they were
+ * (within a max_inflight stored since; a fixed depth stored since is
+ * max_inflight already). Under fd->lock.
+ */
+static void fnv_probe_end(struct fnv_data *fd)
+{
+	u32 lim = READ_ONCE(fd->max_inflight);
+
+	lockdep_assert_held(&fd->lock);
+	fd->cm_probe = 0;
+	fd->cm_step = 0;
+	if (!READ_ONCE(fd->dev_target_us))
+		return;
+	WRITE_ONCE(fd->hold_depth, min(fd->cm_depth[1], lim));
+	WRITE_ONCE(fd->slot_depth, min(fd->cm_depth[2], lim));
+	WRITE_ONCE(fd->depth, min(fd->cm_depth[0], lim));
 }
 
 /*
@@ -653,17 +678,8 @@ static bool fnv_probe_step(struct fnv_data *fd, u8 closed, bool probe,
 		fd->cm_step = 2;
 		return true;
 	case 2:
-		fd->cm_probe = 0;
+		fnv_probe_end(fd);
 		fd->cm_step = 3;
-		/*
-		 * As they were, within a max_inflight stored since; a fixed
-		 * depth stored since is max_inflight already
-		 */
-		if (READ_ONCE(fd->dev_target_us) != FNV_DEV_TARGET_AUTO)
-			return true;
-		WRITE_ONCE(fd->hold_depth, min(fd->cm_depth[1], lim));
-		WRITE_ONCE(fd->slot_depth, min(fd->cm_depth[2], lim));
-		WRITE_ONCE(fd->depth, min(fd->cm_depth[0], lim));
 		return true;
 	case 3:
 		fd->cm_step = 0;
@@ -674,8 +690,8 @@ static bool fnv_probe_step(struct fnv_data *fd, u8 closed, bool probe,
 	    READ_ONCE(fd->dev_target_us) != FNV_DEV_TARGET_AUTO)
 		return false;
 	for (k = 0; k < 2; k++)
-		dim[k] = need[k][FNV_CM_PROBE_SMALL] >= lim / 2 &&
-			 need[k][FNV_CM_PROBE_LARGE] >= lim / 2;
+		dim[k] = need[k][FNV_CM_PROBE_SMALL] >= max(lim / 2, 2U) &&
+			 need[k][FNV_CM_PROBE_LARGE] >= max(lim / 2, 2U);
 	if (!dim[0] && !dim[1])
 		return false;
 	k = dim[0] && dim[1] ? fd->cm.probes & 1 : dim[1];
@@ -780,7 +796,8 @@ void fnv_ctl_workfn(struct work_struct *work)
 		if (!closed) {
 			u32 q = tn->nr_queued + atomic_read(&tn->inflight);
 
-			tn->cm_class = probe ?
+			/* not the root's: the journal, others' writeback */
+			tn->cm_class = probe && !tn->root ?
 				fnv_cm_probe_class(&fd->cm, smp.nr,
 						   smp.nr_type[1],
 						   smp.sect_sum[0] +
@@ -814,13 +831,12 @@ void fnv_ctl_workfn(struct work_struct *work)
 				 div_u64((u64)w << 10, fd->w_mean) : 0;
 		old = tn->ctl.state;
 		/*
-		 * Not on a period a size probe made its requests wait in,
-		 * or the one after, where they completed: the wait was the
-		 * probe's, not a share the controller should correct.
+		 * Not on a period a size probe made requests wait in, or the
+		 * one after, where they completed: the wait was the probe's,
+		 * not a share the controller should correct; and a tenant in
+		 * neither class saw max_inflight's latency, without a slot.
 		 */
-		if (closed && tn->cm_class)
-			;
-		else if (fnv_ctl_period(&tn->ctl, &smp, &p))
+		if (!closed && fnv_ctl_period(&tn->ctl, &smp, &p))
 			comp = true;
 		ew = tn->eff_weight;
 		tn->eff_weight = fnv_ctl_weight(&tn->ctl,
@@ -869,7 +885,12 @@ void fnv_ctl_workfn(struct work_struct *work)
 	 * A period that ran solo at all says nothing of the depth. A new
 	 * depth may let held requests go: the queues run after the unlock.
 	 */
-	if (closed != 1 && closed != 2 &&
+	/*
+	 * Nor does the depth rule: the probe's periods are max_inflight's,
+	 * and the one after completes what it sent (their device times would
+	 * shrink the depth held, and raise dev_floor)
+	 */
+	if (!closed &&
 	    fnv_adapt_depth(fd, nr ? div64_u64(dev_sum, nr) : 0, nr, dt,
 			    limited, solo))
 		kick = true;
@@ -936,6 +957,12 @@ void fnv_ctl_workfn(struct work_struct *work)
 	WRITE_ONCE(fd->ctl_spent, min(spent, fd->ctl_last));
 	WRITE_ONCE(fd->ctl_last, spent);
 	if (list_empty(&fd->active) && !fd->nr_queued) {
+		/* a probe the tenants left: over, and its depths back */
+		if (fd->cm_step) {
+			if (fd->cm_probe)
+				fnv_probe_end(fd);
+			fd->cm_step = 0;
+		}
 		fd->ctl_armed = false;
 		fd->ctl_at = 0;		/* the next period is not the idle time */
 	} else {

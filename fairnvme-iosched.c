@@ -341,6 +341,7 @@ void fnv_tenant_leave(struct fnv_tenant *tn)
 {
 	tn->cm_tilt = FNV_CM_TILT_ONE;	/* the probe walks the active list */
 	tn->cm_class = 0;
+	tn->alone_q16 = 0;		/* it comes back with another queue */
 	list_del_init(&tn->active_node);
 	fnv_tenant_hold(tn, false);
 }
@@ -960,8 +961,16 @@ static bool fnv_probe_out(struct fnv_data *fd, struct fnv_tenant *tn)
 	if (likely(!c))
 		return false;
 	t = tn->cm_class & fd->cm_mask;
-	return t && t != c && atomic_read(&fd->inflight);
+	if (!t || t == c || !atomic_read(&fd->inflight))
+		return false;
+	/* a completion runs the queue again (fnv_inflight_dec()) */
+	if (!READ_ONCE(fd->kick))
+		WRITE_ONCE(fd->kick, 1);
+	return true;
 }
+
+/* Tenants a probe holds that one pick may pass (fnv_d2fq_next()) */
+#define FNV_PROBE_PASS		16
 
 /*
  * wrr_mode=soft: the next request by the software arbiter; @cls is set to
@@ -1045,19 +1054,28 @@ static struct request *fnv_d2fq_next(struct fnv_data *fd, int *cls)
 {
 	struct d2fq_flow *f;
 	struct fnv_tenant *tn;
-	int tries;
+	int tries, passed = 0;
 
 	fnv_d2fq_promote(fd);
 	/*
 	 * Past a held or far-ahead tenant: one try per class at most, and
 	 * the last try serves a tenant that is only ahead (work conserving).
+	 * Tenants a size probe holds are not tries (up to FNV_PROBE_PASS):
+	 * three of them at the heads would leave the probed class one
+	 * request per queue run.
 	 */
 	for (tries = 0; tries < 3; tries++) {
 		f = d2fq_arb_pick(&fd->arb);
 		if (!f)
 			return NULL;
 		tn = container_of(f, struct fnv_tenant, d2);
-		if (!fnv_held(fd, tn) && !fnv_probe_out(fd, tn) &&
+		if (fnv_probe_out(fd, tn)) {
+			d2fq_arb_unpick(&fd->arb, f);
+			if (++passed < FNV_PROBE_PASS)
+				tries--;
+			continue;
+		}
+		if (!fnv_held(fd, tn) &&
 		    (tries == 2 || fd->cm_probe || !fnv_far_ahead(fd, tn)))
 			return fnv_d2fq_take(fd, tn, cls);
 		d2fq_arb_unpick(&fd->arb, f);
@@ -1072,7 +1090,7 @@ static struct request *fnv_d2fq_lone(struct fnv_data *fd, int *cls)
 
 	WRITE_ONCE(fd->lone, NULL);
 	if (!tn || !tn->nr_queued || tn->d2.parked || tn->d2.cls < 0 ||
-	    atomic_read(&tn->inflight))
+	    atomic_read(&tn->inflight) || fnv_probe_out(fd, tn))
 		return NULL;
 	return fnv_d2fq_take(fd, tn, cls);
 }

@@ -123,6 +123,7 @@ struct fnv_cm {
 	bool held_in;			/* ... within FNV_CM_HELD_MIN.._MAX */
 	bool full_sep;			/* the full windows told sizes apart */
 	u32 probe_wait;			/* periods since the last size probe */
+	u32 probe_soon;			/* ... before the next, sizes not apart */
 	u32 probes;			/* ... run, ever (debugfs) */
 	u64 probe_sect16;		/* ... mix_sect16 then */
 	u32 probe_wr;			/* ... and mix_wr */
@@ -160,14 +161,16 @@ u32 fnv_cm_tilt(const struct fnv_cm *m, u64 nr, u64 nr_wr, u64 sect);
 /*
  * A tenant's classes for the size probe, from its period as fnv_cm_tilt()
  * takes it: by size FNV_CM_PROBE_SMALL or _LARGE if its mean request is
- * 1/8 below or above the last window's, else 0 (in neither); by writes,
+ * under 8/9 or over 9/8 of the last window's, else 0 (in neither); by writes,
  * shifted by FNV_CM_PROBE_WR_SHIFT, _SMALL or _LARGE if its share of
  * writes is a tenth below or above the window's.
  */
 u32 fnv_cm_probe_class(const struct fnv_cm *m, u64 nr, u64 nr_wr, u64 sect);
 /*
  * One more period: true if a size probe is due (FNV_CM_PROBE_SOON periods
- * after the last while the full windows have not told sizes apart, or the
+ * after the last ended, doubled each time one left the sizes not told
+ * apart, up to FNV_CM_PROBE_EVERY, while the full windows have not told
+ * them apart, or the
  * windows' mean size (mix_sect16, over the windows, 1/16 from each) moved
  * by a quarter or their share of writes by an eighth since: a new mix;
  * else FNV_CM_PROBE_EVERY);
