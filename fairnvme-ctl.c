@@ -122,7 +122,7 @@ static u32 fnv_fair_alike(struct fnv_data *fd, u64 s, u64 w)
 	}
 	if (!sq)
 		return FNV_FAIR_NONE;
-	return FNV_FAIR_ONE - min_t(u64, div64_u64(d << 9, sq), FNV_FAIR_ONE);
+	return FNV_FAIR_ONE - min_t(u64, div64_u64(d << 10, sq), FNV_FAIR_ONE);
 }
 
 /*
@@ -137,13 +137,14 @@ static u32 fnv_fair_alike(struct fnv_data *fd, u64 s, u64 w)
  * overlap of the shares did, and 1008 QD1 tenants of equal weight lost
  * 0.05 of it at max_inflight, in a window of 10 requests each. Where the
  * weights are too alike for a slope (sum (q_i - u)^2 under 1/64 of sum
- * q_i^2), the distance instead: FNV_FAIR_ONE less half of sum (p_i -
- * q_i)^2 over sum q_i^2 (at least 0). A deeper queue can take shares
- * among equal weights too: on fnvssd at max_inflight the device's order
- * gave a 64 KiB reader 0.8 of the die time beside a 4 KiB one (0.18 off
- * the 0.5 each due: 0.82), where the depth held kept 0.5. Chance lowers
- * this one, by about 1/(2k) for tenants of k requests each in the window
- * (0.05 at 10): more in a trial's first, shorter window.
+ * q_i^2), the distance instead: FNV_FAIR_ONE less sum (p_i - q_i)^2 over
+ * sum q_i^2 (at least 0). A deeper queue can take shares among equal
+ * weights too: on fnvssd at max_inflight the device's order gave a
+ * 64 KiB reader 0.7 to 0.8 of the die time beside a 4 KiB one (0.84 to
+ * 0.64), where the depth held kept 0.5; at half that distance a trial
+ * that gave it 0.7 was kept (6.1). Chance lowers this one, by about 1/k
+ * for tenants of k requests each in the window (0.1 at 10): more in a
+ * trial's first, shorter window.
  * Two walks over the active tenants (three with weights alike), in the
  * period's. A tenant back on
  * the walk after idle counts from its return: it was served nothing
