@@ -573,25 +573,18 @@ void fnv_cm_update(struct fnv_cm *m, const struct fnv_cm_win *w)
 
 u32 fnv_cm_tilt(const struct fnv_cm *m, u64 n, u64 nr_wr, u64 sect)
 {
-	u64 x, ref;
-	bool up, down;
+	u32 c;
 
-	if (!m->tilting || !n)
+	if (!m->tilting)
 		return FNV_CM_TILT_ONE;
-	if (!(m->windows & 2)) {	/* by size: 9/8 of the window's mean */
-		x = div64_u64(sect << 6, n);
-		ref = m->win_sect16 << 2;
-		up = x * 8 > ref * 9;
-		down = x * 9 < ref * 8;
-	} else {			/* by writes: a tenth of the commands */
-		x = div64_u64(nr_wr << 10, n);
-		ref = m->win_wr;
-		up = x > ref + 102;
-		down = x + 102 < ref;
-	}
-	if (!up && !down)
+	/* by size (9/8 of the window's mean), or by writes (a tenth) */
+	c = fnv_cm_probe_class(m, n, nr_wr, sect);
+	c = m->windows & 2 ? c >> FNV_CM_PROBE_WR_SHIFT :
+			     c & FNV_CM_PROBE_MASK;
+	if (!c)
 		return FNV_CM_TILT_ONE;
-	return up ^ !(m->windows & 1) ? FNV_CM_TILT_UP : FNV_CM_TILT_DOWN;
+	return (c == FNV_CM_PROBE_LARGE) ^ !(m->windows & 1) ?
+	       FNV_CM_TILT_UP : FNV_CM_TILT_DOWN;
 }
 
 /*
