@@ -560,8 +560,8 @@ void fnv_cm_update(struct fnv_cm *m, const struct fnv_cm_win *w)
 	 * judge every held window by a device that has changed since
 	 * (half-life about 71 s at the default period, after which the held
 	 * windows count unjudged). A probe each FNV_CM_PROBE_EVERY periods
-	 * keeps them over FNV_CM_FULL_MIN windows' worth (11.6); at 1/256,
-	 * they were not.
+	 * keeps them over FNV_CM_FULL_MIN windows' worth (11.6 of them);
+	 * at 1/256, they were not.
 	 */
 	if (w->full) {
 		fnv_cm_decay(&m->s[FNV_CM_FULL], FNV_CM_DECAY_SHIFT);

@@ -31,8 +31,14 @@
 #define FNV_CM_MIN_WINDOWS	16
 /* One window's weight in the sums (n) */
 #define FNV_CM_N_ONE		BIT_ULL(32)
-/* Windows at max_inflight (decayed) before they judge the others (cost.c) */
-#define FNV_CM_FULL_MIN		8
+/*
+ * Windows at max_inflight (decayed) before they judge the others (cost.c):
+ * two size probes' worth. At 8 (four probes, a rate trial's worth), t29
+ * c/eq's held windows counted for its first 8 s, at 1.1 to 1.4 times a
+ * 4 KiB read for a 64 KiB one, and the 4 KiB reader's share over the run
+ * was 0.448 to 0.476 (0.5 due).
+ */
+#define FNV_CM_FULL_MIN		4
 /*
  * A window at a lower depth counts if its busy time is within 1/16 of
  * what the full windows' fit predicts (in 1/1024: a held window's busy
