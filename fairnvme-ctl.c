@@ -659,23 +659,19 @@ static void fnv_probe_end(struct fnv_data *fd)
  * depths put back and one period more before the next can be due. One
  * starts only while the auto depth is not on trial, with no tenant solo,
  * and where each class keeps half of max_inflight queued or in flight
- * (@need, by size and by writes, by class): a class of one request at a
- * time would not fill the device, and its window would measure latency
- * again. By size or by writes, whichever has both classes; with both,
- * each in turn. Under fd->lock: true if the depth changed (the caller
- * runs the queues).
+ * (@need, by class), 2 at least: a class of one request at a time would
+ * not fill the device, and its window would measure latency again.
+ * Under fd->lock: true if the depth changed (the caller runs the queues).
  */
 static bool fnv_probe_step(struct fnv_data *fd, u8 closed, bool probe,
-			   u32 (*need)[3])
+			   const u32 *need)
 {
 	u32 lim = READ_ONCE(fd->max_inflight);
-	bool dim[2];
-	int k;
 
 	lockdep_assert_held(&fd->lock);
 	switch (closed) {
 	case 1:
-		fd->cm_probe <<= 1;	/* the larger: _SMALL << 1 */
+		fd->cm_probe = FNV_CM_PROBE_LARGE;
 		fd->cm_step = 2;
 		return true;
 	case 2:
@@ -688,17 +684,12 @@ static bool fnv_probe_step(struct fnv_data *fd, u8 closed, bool probe,
 	}
 	if (!probe || !fnv_cm_probe_due(&fd->cm) || fd->dprobe.to ||
 	    READ_ONCE(fd->solo) ||
-	    READ_ONCE(fd->dev_target_us) != FNV_DEV_TARGET_AUTO)
+	    READ_ONCE(fd->dev_target_us) != FNV_DEV_TARGET_AUTO ||
+	    need[FNV_CM_PROBE_SMALL] < max(lim / 2, 2U) ||
+	    need[FNV_CM_PROBE_LARGE] < max(lim / 2, 2U))
 		return false;
-	for (k = 0; k < 2; k++)
-		dim[k] = need[k][FNV_CM_PROBE_SMALL] >= max(lim / 2, 2U) &&
-			 need[k][FNV_CM_PROBE_LARGE] >= max(lim / 2, 2U);
-	if (!dim[0] && !dim[1])
-		return false;
-	k = dim[0] && dim[1] ? fd->cm.probes & 1 : dim[1];
 	fnv_cm_probe_ran(&fd->cm);
-	fd->cm_mask = FNV_CM_PROBE_MASK << (k * FNV_CM_PROBE_WR_SHIFT);
-	fd->cm_probe = FNV_CM_PROBE_SMALL << (k * FNV_CM_PROBE_WR_SHIFT);
+	fd->cm_probe = FNV_CM_PROBE_SMALL;
 	fd->cm_depth[0] = READ_ONCE(fd->depth);
 	fd->cm_depth[1] = READ_ONCE(fd->hold_depth);
 	fd->cm_depth[2] = READ_ONCE(fd->slot_depth);
@@ -730,7 +721,7 @@ void fnv_ctl_workfn(struct work_struct *work)
 	u64 dem[TABS_NR_FAIR] = {};
 	bool comp = false, limited, kick = false, solo, probe;
 	struct fnv_tenant *busy = NULL;
-	u32 wn = 0, mode, need[2][3] = {};
+	u32 wn = 0, mode, need[3] = {};
 	u64 b_total;
 	u8 closed;
 
@@ -800,11 +791,9 @@ void fnv_ctl_workfn(struct work_struct *work)
 			/* not the root's: the journal, others' writeback */
 			tn->cm_class = probe && !tn->root ?
 				fnv_cm_probe_class(&fd->cm, smp.nr,
-						   smp.nr_type[1],
 						   smp.sect_sum[0] +
 						   smp.sect_sum[1]) : 0;
-			need[0][tn->cm_class & FNV_CM_PROBE_MASK] += q;
-			need[1][tn->cm_class >> FNV_CM_PROBE_WR_SHIFT] += q;
+			need[tn->cm_class] += q;
 		}
 		w = READ_ONCE(tn->cfg_weight);
 		/*

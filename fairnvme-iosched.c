@@ -950,9 +950,9 @@ static bool fnv_held(struct fnv_data *fd, struct fnv_tenant *tn)
  * completion runs the queue again, and a probe whose class ran dry must
  * not hold the rest back. Meanwhile no tenant passes its turn for being
  * ahead (fnv_far_ahead()) or keeps a slot for one behind (fnv_held()):
- * those it would wait for may be the ones held. A reader far ahead of a
- * FUA writer completed 35 reads in a probe's 100 ms where 16 in flight
- * on fnvssd's four dies complete 260.
+ * those it would wait for may be the ones held. A reader far ahead of
+ * the held class completed 35 reads in a probe's 100 ms where 16 in
+ * flight on fnvssd's four dies complete 260.
  */
 static bool fnv_probe_out(struct fnv_data *fd, struct fnv_tenant *tn)
 {
@@ -960,7 +960,7 @@ static bool fnv_probe_out(struct fnv_data *fd, struct fnv_tenant *tn)
 
 	if (likely(!c))
 		return false;
-	t = tn->cm_class & fd->cm_mask;
+	t = tn->cm_class;
 	if (!t || t == c || !atomic_read(&fd->inflight))
 		return false;
 	/* a completion runs the queue again (fnv_inflight_dec()) */

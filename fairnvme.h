@@ -147,7 +147,7 @@ struct fnv_tenant {
 	u32 nr_disp;			/* dispatches, under fnv_data.lock */
 	u64 svc;			/* their cost, under fnv_data.lock */
 	u32 cm_tilt;			/* cost.c's probe: charge, 1/1024 */
-	u8 cm_class;			/* ... its size probe's classes, or 0 */
+	u8 cm_class;			/* ... its size probe's class, or 0 */
 	/*
 	 * Were it alone: its requests outstanding (1/2^16, a mean over
 	 * periods by Little's law) and its mean latency (ns, cost.c)
@@ -287,12 +287,10 @@ struct fnv_data {
 	u32 win_c_cmd[FNV_CM_TYPES];	/* ... priced by these */
 	u32 win_c_sect[FNV_CM_TYPES];
 	/*
-	 * The size probe (cost.c): the class dispatched (0: none) in the
-	 * bits of cm_mask, its step (1, 2: the classes' periods,
+	 * The size probe (cost.c): the class dispatched (0: none), its step (1, 2: the classes' periods,
 	 * 3: the one after) and the depths it put back
 	 */
 	u8 cm_probe;
-	u8 cm_mask;			/* ... of a tenant's cm_class */
 	u8 cm_step;
 	u32 cm_depth[3];
 	u32 hl_period_ms;

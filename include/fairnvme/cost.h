@@ -87,16 +87,12 @@
 
 /*
  * The size probe (cost.c): one period with only the tenants of smaller
- * requests (or fewer writes) dispatched, at max_inflight, then one with
- * only the larger ones (more writes). Periods from one to the next while
- * the full windows have not told sizes apart (FNV_CM_PROBE_SOON), and
- * once they have (FNV_CM_PROBE_EVERY). A tenant's classes: by size in
- * bits 0-1, by writes in bits 2-3.
+ * requests dispatched, at max_inflight, then one with only the larger
+ * ones. Periods from one to the next while the full windows have not told
+ * sizes apart (FNV_CM_PROBE_SOON), and once they have (FNV_CM_PROBE_EVERY).
  */
 #define FNV_CM_PROBE_SMALL	1
 #define FNV_CM_PROBE_LARGE	2
-#define FNV_CM_PROBE_WR_SHIFT	2
-#define FNV_CM_PROBE_MASK	3
 #define FNV_CM_PROBE_SOON	16U
 #define FNV_CM_PROBE_EVERY	64U
 
@@ -165,13 +161,11 @@ void fnv_cm_update(struct fnv_cm *m, const struct fnv_cm_win *w);
  */
 u32 fnv_cm_tilt(const struct fnv_cm *m, u64 nr, u64 nr_wr, u64 sect);
 /*
- * A tenant's classes for the size probe, from its period as fnv_cm_tilt()
- * takes it: by size FNV_CM_PROBE_SMALL or _LARGE if its mean request is
- * under 8/9 or over 9/8 of the last window's, else 0 (in neither); by writes,
- * shifted by FNV_CM_PROBE_WR_SHIFT, _SMALL or _LARGE if its share of
- * writes is a tenth below or above the window's.
+ * A tenant's class for the size probe, from its period (@nr requests of
+ * @sect sectors): FNV_CM_PROBE_SMALL if its mean request is at most 2/3
+ * of the last window's, _LARGE if at least 3/2 of it, else 0 (in neither).
  */
-u32 fnv_cm_probe_class(const struct fnv_cm *m, u64 nr, u64 nr_wr, u64 sect);
+u32 fnv_cm_probe_class(const struct fnv_cm *m, u64 nr, u64 sect);
 /*
  * One more period: true if a size probe is due (FNV_CM_PROBE_SOON periods
  * after the last ended, doubled each time one left the sizes not told

@@ -631,16 +631,12 @@ static void test_probe(void)
 
 	fnv_cm_init(&m);
 	m.win_sect16 = 16 * 68;		/* a window of 4 and 128 KiB, alike */
-	m.win_wr = 512;			/* ... half of it writes */
-	tap_ok(fnv_cm_probe_class(&m, 10, 5, 80) == FNV_CM_PROBE_SMALL &&
-	       fnv_cm_probe_class(&m, 10, 5, 1280) == FNV_CM_PROBE_LARGE &&
-	       fnv_cm_probe_class(&m, 10, 5, 680) == 0 &&
-	       fnv_cm_probe_class(&m, 10, 10, 680) ==
-	       FNV_CM_PROBE_LARGE << FNV_CM_PROBE_WR_SHIFT &&
-	       fnv_cm_probe_class(&m, 10, 0, 80) ==
-	       (FNV_CM_PROBE_SMALL | FNV_CM_PROBE_SMALL << FNV_CM_PROBE_WR_SHIFT) &&
-	       fnv_cm_probe_class(&m, 0, 0, 0) == 0,
-	       "probe classes: 4 KiB small, 64 KiB large, the window's mean neither; writers and readers");
+	tap_ok(fnv_cm_probe_class(&m, 10, 80) == FNV_CM_PROBE_SMALL &&
+	       fnv_cm_probe_class(&m, 10, 1280) == FNV_CM_PROBE_LARGE &&
+	       fnv_cm_probe_class(&m, 10, 680) == 0 &&
+	       fnv_cm_probe_class(&m, 10, 900) == 0 &&
+	       fnv_cm_probe_class(&m, 0, 0) == 0,
+	       "probe classes: 4 KiB small, 64 KiB large, the window's mean and 4/3 of it neither");
 	run_stripe(&m, false);
 	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
 	tap_ok(r < 3, "%s, no size probe: 64 KiB fitted at %.2f of 4 KiB (4: latency and the prior)",
