@@ -287,8 +287,9 @@ struct fnv_data {
 	u32 win_c_cmd[FNV_CM_TYPES];	/* ... priced by these */
 	u32 win_c_sect[FNV_CM_TYPES];
 	/*
-	 * The size probe (cost.c): the class dispatched (0: none), its step (1, 2: the classes' periods,
-	 * 3: the one after) and the depths it put back
+	 * The size probe (cost.c): the class dispatched (0: none), its step
+	 * (1, 2: the classes' periods, 3: the one after) and the depths it
+	 * put back
 	 */
 	u8 cm_probe;
 	u8 cm_step;
