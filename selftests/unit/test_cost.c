@@ -624,6 +624,46 @@ static void run_stripe(struct fnv_cm *m, bool probes)
 	}
 }
 
+/*
+ * fnvssd's first seconds as t29 saw them (c/eq, 6.1): held windows fitted
+ * with the first probes' windows, then full windows (fewer than
+ * FNV_CM_MIN_WINDOWS) judged the held ones out. The full windows'
+ * fit is what judged them: it is the fit. It fell back to the prior's
+ * ratio (2.07) for 4 s of the 15 measured, and the 4 KiB reader got 0.42
+ * of the die time (charged 2.95 times less than a 64 KiB read on average,
+ * 4 due).
+ */
+static void test_few_full(void)
+{
+	struct fnv_cm m;
+	struct fnv_cm_win w;
+	double r;
+	int p;
+
+	fnv_cm_init(&m);
+	for (p = 0; p < 40; p++) {
+		u64 n4 = p % 2 ? 125 : 75, n64 = 200 - n4;
+
+		w = (struct fnv_cm_win){};
+		if (p % 10 == 8 || p % 10 == 9) {	/* a probe: one class */
+			n4 = p % 10 == 8 ? 266 : 0;
+			n64 = p % 10 == 8 ? 0 : 66;
+			w.full = true;
+		}
+		w.nr[FNV_CM_READ] = n4 + n64;
+		w.sect[FNV_CM_READ] = 8 * n4 + 128 * n64;
+		w.busy_ns = w.full ? n4 * 375000 + n64 * 1500000 :
+			    n4 * 500000 + n64 * 600000;
+		w.dt_ns = w.busy_ns;
+		fnv_cm_update(&m, &w);
+	}
+	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
+	tap_ok(!m.held_in && m.full_sep && m.sep[FNV_CM_READ] &&
+	       r > 4 * 0.85 && r < 4 * 1.15,
+	       "%s, four probes' full windows judged the held ones out: 64 KiB charged %.2f times 4 KiB (4), from the fit (%d)",
+	       dev_name[STRIPE], r, m.sep[FNV_CM_READ]);
+}
+
 static void test_probe(void)
 {
 	struct fnv_cm m;
@@ -743,6 +783,7 @@ int main(void)
 		 4 +		/* test_range */
 		 6 +		/* test_held */
 		 6 +		/* test_probe */
+		 1 +		/* test_few_full */
 		 4 +		/* test_alone */
 		 3);		/* test_fua */
 	test_untrained();
@@ -757,6 +798,7 @@ int main(void)
 	test_range();
 	test_held();
 	test_probe();
+	test_few_full();
 	test_alone();
 	test_fua();
 	return tap_done();

@@ -11,5 +11,6 @@
 #define clamp_t(t, v, lo, hi)	clamp((t)(v), (t)(lo), (t)(hi))
 #define max3(a, b, c)		max(max(a, b), c)
 #define min_t(t, a, b)		min((t)(a), (t)(b))
+#define max_t(t, a, b)		max((t)(a), (t)(b))
 
 #endif
