@@ -444,8 +444,7 @@ static bool fnv_cm_same_size(const struct fnv_cm_sums *F,
  * windows, latency-bound, at 0.52 of it), and in the fit they would pull
  * it back to latency. A type the full windows never saw costs a read of
  * its size in that fit (the prior's rule). With the held windows out,
- * the fit is the full ones' alone, and keeps the prior's ratios until
- * they are FNV_CM_MIN_WINDOWS.
+ * the fit is the full ones' alone (fnv_cm_solve()).
  */
 static bool fnv_cm_held_in(struct fnv_cm *m)
 {
@@ -505,16 +504,20 @@ static void fnv_cm_solve(struct fnv_cm *m)
 
 	all = *F;
 	/*
-	 * Held windows judged out: the full ones' fit judged them, having
-	 * told the sizes apart; it is the fit, however few they are. Left
-	 * to FNV_CM_MIN_WINDOWS, six full windows (probes, a rate trial)
-	 * that judged them out charged the prior's ratios until there were
-	 * sixteen (t29 c/eq on 6.1: 64 KiB at 2.07 times 4 KiB for 4 s of
-	 * 15, 3.8 before and after; the 4 KiB reader got 0.42 of the die
-	 * time).
+	 * Held windows judged out by full ones that hold a size probe's
+	 * pair: that fit told the sizes apart by the probe's own windows; it
+	 * is the fit, however few they are. Left to FNV_CM_MIN_WINDOWS, six
+	 * full windows (probes, a rate trial) that judged them out charged
+	 * the prior's ratios until there were sixteen (t29 c/eq on 6.1:
+	 * 64 KiB at 2.07 times 4 KiB for 4 s of 15, 3.8 before and after;
+	 * the 4 KiB reader got 0.42 of the die time). A rate trial's windows
+	 * alone keep the rule: one mix, told apart by the noise at their
+	 * edges only (a 64 KiB read fitted at 1 to 15 times a 4 KiB one from
+	 * eight of them, in a simulation).
 	 */
-	seen = m->held_in ? F->windows : max_t(u32, F->windows,
-						    FNV_CM_MIN_WINDOWS);
+	seen = F->windows;
+	if (!m->held_in && m->probe_windows >= 2)
+		seen = max_t(u32, seen, FNV_CM_MIN_WINDOWS);
 	if (m->held_in) {
 		for (i = 0; i < FNV_CM_NX; i++) {
 			for (j = 0; j < FNV_CM_NX; j++)
@@ -539,6 +542,17 @@ static void fnv_cm_solve(struct fnv_cm *m)
 	for (j = 0; j < FNV_CM_NX; j++)
 		m->z16[j] = q.a[j][j] && seen >= FNV_CM_MIN_WINDOWS ?
 			    max(z[j], m->s16 >> 6) : m->s16;
+	/*
+	 * The full windows' fit alone: a type they did not see (a writer
+	 * seen only at the held depth) costs a read of its size, as it did
+	 * when they judged the held windows (fnv_cm_held_in()), not the
+	 * prior at their scale (1.12 to 1.25 times a read, moving with each
+	 * probe).
+	 */
+	for (j = 2; j < FNV_CM_NX && !m->held_in; j++)
+		if (!q.a[j][j] && q.a[j & 1][j & 1] &&
+		    seen >= FNV_CM_MIN_WINDOWS)
+			m->z16[j] = m->z16[j & 1];
 	for (t = 0; t < FNV_CM_TYPES; t++)
 		m->sep[t] = seen >= FNV_CM_MIN_WINDOWS && fnv_cm_sep(&q, t);
 	/* the residual: n - 2 z.g + z.a.z, over n */
@@ -558,6 +572,8 @@ void fnv_cm_update(struct fnv_cm *m, const struct fnv_cm_win *w)
 	if (!m->tilting)
 		return;
 	m->windows++;
+	if (w->full && w->probe)
+		m->probe_windows++;
 	m->held_in = fnv_cm_held_in(m);
 	fnv_cm_solve(m);
 	fnv_cm_coef(m);

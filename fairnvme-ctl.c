@@ -614,8 +614,9 @@ static void fnv_cm_window(struct fnv_data *fd, u64 now)
 	 * since) or less. A period that ran solo is not counted: one
 	 * tenant at max_inflight, however few requests it keeps there.
 	 */
+	w->probe = fd->cm_step == 1 || fd->cm_step == 2;
 	w->full = READ_ONCE(fd->depth) >= READ_ONCE(fd->max_inflight) ||
-		  fd->cm_step == 1 || fd->cm_step == 2;
+		  w->probe;
 	/*
 	 * The work, priced as when the trial began while one runs: its own
 	 * windows at max_inflight may move the fit (the held windows judged

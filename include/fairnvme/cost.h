@@ -27,7 +27,11 @@
 #define FNV_CM_REF_SECT		8
 /* Commands a window needs to count */
 #define FNV_CM_MIN_NR		16
-/* Windows counted before the fit's ratios are charged (cost.c) */
+/*
+ * Windows counted before the fit's ratios are charged (cost.c); fewer
+ * once full windows that hold a size probe's pair judged the held ones
+ * out
+ */
 #define FNV_CM_MIN_WINDOWS	16
 /* One window's weight in the sums (n) */
 #define FNV_CM_N_ONE		BIT_ULL(32)
@@ -103,6 +107,7 @@ struct fnv_cm_win {
 	u64 busy_ns;			/* the device had requests */
 	u64 dt_ns;			/* the period's length */
 	bool full;			/* ... at max_inflight */
+	bool probe;			/* ... a size probe's */
 };
 
 /* The kinds of window: at max_inflight (full), at a lower depth (held) */
@@ -127,6 +132,7 @@ struct fnv_cm {
 	u32 probe_wait;			/* periods since the last size probe */
 	u32 probe_soon;			/* ... before the next, sizes not apart */
 	u32 probes;			/* ... run, ever (debugfs) */
+	u32 probe_windows;		/* ... their windows counted, ever */
 	u64 probe_sect16;		/* ... mix_sect16 then */
 	u32 probe_wr;			/* ... and mix_wr */
 	u64 mix_sect16;			/* the windows' mean size, 1/16 per */

@@ -594,6 +594,7 @@ static void run_stripe(struct fnv_cm *m, bool probes)
 			n4 = step == 1 ? 266 : 0;
 			n64 = step == 1 ? 0 : 66;
 			w.full = true;
+			w.probe = true;
 			step++;
 		} else if (p >= 100 && p < 116) {
 			/* a trial: the device's order, one mix */
@@ -633,35 +634,70 @@ static void run_stripe(struct fnv_cm *m, bool probes)
  * of the die time (charged 2.95 times less than a 64 KiB read on average,
  * 4 due).
  */
-static void test_few_full(void)
+static void run_few(struct fnv_cm *m, bool probe, bool writer)
 {
-	struct fnv_cm m;
 	struct fnv_cm_win w;
-	double r;
 	int p;
 
-	fnv_cm_init(&m);
+	fnv_cm_init(m);
 	for (p = 0; p < 40; p++) {
-		u64 n4 = p % 2 ? 125 : 75, n64 = 200 - n4;
+		u64 n4 = p % 2 ? 125 : 75, n64 = 200 - n4, nw = 0;
 
 		w = (struct fnv_cm_win){};
-		if (p % 10 == 8 || p % 10 == 9) {	/* a probe: one class */
+		if ((p % 10 == 8 || p % 10 == 9) && probe) {
+			/* a size probe: one class */
 			n4 = p % 10 == 8 ? 266 : 0;
 			n64 = p % 10 == 8 ? 0 : 66;
 			w.full = true;
+			w.probe = true;
+		} else if (p % 10 == 8 || p % 10 == 9) {
+			/* a rate trial: one mix, edges off by 6 requests */
+			n4 = 55;
+			n64 = 55;
+			w.full = true;
+		} else if (writer) {
+			nw = 40;
 		}
 		w.nr[FNV_CM_READ] = n4 + n64;
 		w.sect[FNV_CM_READ] = 8 * n4 + 128 * n64;
+		w.nr[FNV_CM_WRITE] = nw;
+		w.sect[FNV_CM_WRITE] = 8 * nw;
 		w.busy_ns = w.full ? n4 * 375000 + n64 * 1500000 :
-			    n4 * 500000 + n64 * 600000;
+			    n4 * 500000 + n64 * 600000 + nw * 500000;
+		if (w.full && !probe) {
+			w.nr[FNV_CM_READ] += rnd() % 13 + rnd() % 13 - 12;
+			w.sect[FNV_CM_READ] = 8 * n4 + 128 * n64 +
+					      8 * (rnd() % 13) - 48 +
+					      128 * (rnd() % 13) - 768;
+		}
 		w.dt_ns = w.busy_ns;
-		fnv_cm_update(&m, &w);
+		fnv_cm_update(m, &w);
 	}
+}
+
+static void test_few_full(void)
+{
+	struct fnv_cm m;
+	double r, rw;
+
+	run_few(&m, true, false);
 	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
 	tap_ok(!m.held_in && m.full_sep && m.sep[FNV_CM_READ] &&
 	       r > 4 * 0.85 && r < 4 * 1.15,
 	       "%s, four probes' full windows judged the held ones out: 64 KiB charged %.2f times 4 KiB (4), from the fit (%d)",
 	       dev_name[STRIPE], r, m.sep[FNV_CM_READ]);
+	run_few(&m, false, false);
+	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
+	tap_ok(m.held_in || !m.sep[FNV_CM_READ],
+	       "%s, a rate trial's 8 windows of one mix: no fit of theirs alone charged (held in %d, 64 KiB at %.2f times 4 KiB)",
+	       dev_name[STRIPE], m.held_in, r);
+	run_few(&m, true, true);
+	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
+	rw = charge(&m, FNV_CM_WRITE, 8) / charge(&m, FNV_CM_READ, 8);
+	tap_ok(!m.held_in && r > 4 * 0.85 && r < 4 * 1.15 &&
+	       rw > 0.99 && rw < 1.01,
+	       "%s, a writer seen at the held depth only: a 4 KiB write costs %.2f of a read (a read of its size), 64 KiB read %.2f",
+	       dev_name[STRIPE], rw, r);
 }
 
 static void test_probe(void)
@@ -783,7 +819,7 @@ int main(void)
 		 4 +		/* test_range */
 		 6 +		/* test_held */
 		 6 +		/* test_probe */
-		 1 +		/* test_few_full */
+		 3 +		/* test_few_full */
 		 4 +		/* test_alone */
 		 3);		/* test_fua */
 	test_untrained();
