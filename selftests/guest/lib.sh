@@ -923,7 +923,7 @@ depth_watch_start() {
 			if [ "${FNV_watch_dump:-0}" = 1 ]; then
 				{
 					echo "# $(date +%s) inflight=$(fnv_dbg "$1" inflight) gvt=$(fnv_dbg "$1" gvt) tau_l=$(fnv_dbg "$1" tau_l_eff_bytes) $(fnv_dbg "$1" cost_learned) devinflight=$(cat "/sys/block/$(_blkname "$1")/inflight")"
-					echo "#   trials: $(fnv_dbg "$1" depth_trials)"
+					echo "#   trials: $(fnv_dbg "$1" depth_trials) hl=$(fnv_dbg "$1" hl_ratio)"
 					fnv_dbg "$1" tenant_dump | sed 's/^/#   /'
 				} >>"$FNV_WORK/watch.log"
 			fi
