@@ -178,6 +178,14 @@ static double charge(struct fnv_cm *m, int t, u64 sect)
 
 /* @what of tenant @i over all, against its weight's share */
 static struct fnv_cm *fm;
+
+/* a new model, the one share_ok() prints from */
+static void fresh(struct fnv_cm *m)
+{
+	fnv_cm_init(m);
+	fm = m;
+}
+
 static void share_ok(struct tenant *tn, int n, int i, int what,
 		     const char *desc)
 {
@@ -225,8 +233,7 @@ static void test_commands(void)
 	struct fnv_cm m;
 	double r;
 
-	fnv_cm_init(&m);
-	fm = &m;
+	fresh(&m);
 	loop(&m, CMD2000, tn, 2, 100, 50, 1);
 	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
 	nearf(r, 1, 0.2, "%s: 64 KiB costs %.2f of 4 KiB (1)", dev_name[CMD2000], r);
@@ -250,8 +257,7 @@ static void test_bytes(void)
 	double r, ps;
 
 	/* QEMU's bytes throttle: edges off by several 64 KiB requests */
-	fnv_cm_init(&m);
-	fm = &m;
+	fresh(&m);
 	loop(&m, BYTES16, tn, 2, 100, 50, 6);
 	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
 	ps = m.sect_ns16[0] / 65536.0;
@@ -268,12 +274,10 @@ static void test_weights(void)
 	};
 	struct fnv_cm m;
 
-	fnv_cm_init(&m);
-	fm = &m;
+	fresh(&m);
 	loop(&m, CMD2000, tn, 2, 100, 50, 1);
 	share_ok(tn, 2, 0, 0, "2000 cmd/s, 16 KiB at 1 vs 4 KiB at 5");
-	fnv_cm_init(&m);
-	fm = &m;
+	fresh(&m);
 	loop(&m, BYTES16, tn, 2, 100, 50, 1);
 	share_ok(tn, 2, 0, 1, "16 MB/s, 16 KiB at 1 vs 4 KiB at 5");
 }
@@ -291,20 +295,16 @@ static void test_rw(void)
 	};
 	struct fnv_cm m;
 
-	fnv_cm_init(&m);
-	fm = &m;
+	fresh(&m);
 	loop(&m, SSD, tn, 2, 100, 50, 1);
 	share_ok(tn, 2, 1, 2, "ssd, 8 KiB reader at 1 vs 70/30 at 10");
-	fnv_cm_init(&m);
-	fm = &m;
+	fresh(&m);
 	loop(&m, BYTES16, tw, 2, 100, 50, 1);
 	share_ok(tw, 2, 0, 1, "16 MB/s, 4 KiB vs 128 KiB writers");
-	fnv_cm_init(&m);
-	fm = &m;
+	fresh(&m);
 	loop(&m, SSD, tw, 2, 100, 50, 1);
 	share_ok(tw, 2, 0, 2, "ssd, 4 KiB vs 128 KiB writers");
-	fnv_cm_init(&m);
-	fm = &m;
+	fresh(&m);
 	loop(&m, NULLMB, tw, 2, 100, 50, 1);
 	share_ok(tw, 2, 0, 2, "null_blk mbps, 4 KiB vs 128 KiB writers");
 }
@@ -319,8 +319,7 @@ static void test_one_size(void)
 	double r;
 
 	/* QEMU's bytes throttle: edges off by several 64 KiB requests */
-	fnv_cm_init(&m);
-	fm = &m;
+	fresh(&m);
 	loop(&m, BYTES16, tn, 2, 100, 50, 6);
 	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
 	tap_ok(!m.sep[0] && r > 1.8 && r < 2.4,
@@ -363,8 +362,7 @@ static void test_change(void)
 	double r;
 	int i;
 
-	fnv_cm_init(&m);
-	fm = &m;
+	fresh(&m);
 	loop(&m, BYTES16, tn, 2, 100, 1, 1);
 	loop(&m, CMD2000, tn, 2, 100, 1, 1);
 	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
@@ -465,8 +463,7 @@ static void test_range(void)
 	       m.c_cmd[1] + m.c_sect[1] * 8 > 0,
 	       "a window of 8 reads among 8803 writes: solved, a 4 KiB read costs %.0f, a write %.0f",
 	       charge(&m, FNV_CM_READ, 8), charge(&m, FNV_CM_WRITE, 8));
-	fnv_cm_init(&m);
-	fm = &m;
+	fresh(&m);
 	loop(&m, CMD2000, tn, 2, 100, 1, 1);
 	nearf((double)fnv_cm_time_ns(&m, FNV_CM_READ, 8), 500000, 0.2,
 		 "time_ns: a 4 KiB read %llu ns (500000)",
@@ -490,8 +487,7 @@ static void test_held(void)
 	struct fnv_cm m;
 	double r;
 
-	fnv_cm_init(&m);
-	fm = &m;
+	fresh(&m);
 	trial_every = 60;
 	trial_len = 16;
 	loop(&m, STRIPE, tn, 2, 200, 100, 1);
@@ -791,8 +787,7 @@ static void test_fua(void)
 	struct fnv_cm m;
 	double r;
 
-	fnv_cm_init(&m);
-	fm = &m;
+	fresh(&m);
 	loop(&m, FLASH, tn, 2, 100, 50, 1);
 	r = charge(&m, FNV_CM_FUA, 8) / charge(&m, FNV_CM_READ, 8);
 	nearf(r, 6100.0 / 1500, 0.2, "%s: a 4 KiB FUA write costs %.2f reads (4.07)",
