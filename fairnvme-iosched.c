@@ -166,7 +166,8 @@
  * their tenants' queues: a held write costs its tenant nothing and its
  * reads go first) and lets them go at alpha per read dispatched, at once
  * when no read is outstanding, after tabs_max_wait_ms at most. Every epoch
- * a type under 90 % of its FBW moves alpha; SCHED ends after tabs_sched_ms.
+ * in which the types' BW / FBW differ by more than 5 % moves alpha by
+ * their ratio; SCHED ends after tabs_sched_ms.
  * Requeues and urgent requests are never held. Completions reach TABS
  * through one atomic per type, folded under the lock.
  *

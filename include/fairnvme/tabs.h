@@ -78,13 +78,17 @@ struct tabs_params {
 #define TABS_ALPHA_MIN		1U
 #define TABS_ALPHA_MAX		1048576U	/* 1024 << TABS_ALPHA_SHIFT */
 /*
- * Feedback: a type below TABS_FEEDBACK_PCT % of its fair bandwidth in an
- * epoch moves alpha by its change ratio bw / FBW, floored at 1/16
- * (TABS_RATIO_MIN, in 1/TABS_ALPHA_ONE): one bad epoch (a type that got
- * nothing through) moves alpha by at most 16 times.
+ * Feedback: with both FBW known, an epoch whose fairness factor (Eq. 2) is
+ * below TABS_FEEDBACK_PCT % moves alpha by q_read / q_fua (q_x = BW_x /
+ * FBW_x), bounded to 1/TABS_RATIO_MAX..TABS_RATIO_MAX; with one, the
+ * paper's rule: a type below TABS_FEEDBACK_PCT % of its FBW moves alpha by
+ * its change ratio BW / FBW, floored at 1/16 (TABS_RATIO_MIN, in
+ * 1/TABS_ALPHA_ONE). One bad epoch (a type that got nothing through)
+ * moves alpha by at most 16 times.
  */
-#define TABS_FEEDBACK_PCT	90
-#define TABS_RATIO_MIN		(TABS_ALPHA_ONE / 16)
+#define TABS_FEEDBACK_PCT	95
+#define TABS_RATIO_MAX		16U
+#define TABS_RATIO_MIN		(TABS_ALPHA_ONE / TABS_RATIO_MAX)
 /* BWmax auto: a lower measurement moves it down by 1/64 of the gap. */
 #define TABS_BWMAX_DOWN_SHIFT	6
 /* Intervals and epochs shorter than this (ns) measure nothing. */
@@ -124,6 +128,7 @@ struct tabs {
 	u64 dem_epoch[TABS_NR_FAIR];	/* SCHED: summed over the epoch */
 	bool dem_set;			/* tabs_demand() since the last tick */
 	u64 bytes_epoch[TABS_NR_FAIR];	/* completed in the epoch */
+	u64 disp_epoch[TABS_NR_FAIR];	/* dispatched in the epoch */
 	/* inserted and not finished; dispatched and not completed */
 	u64 nr_outstanding[TABS_NR_TYPES];	/* (debugfs) */
 	u64 nr_inflight[TABS_NR_TYPES];		/* (debugfs) */

@@ -64,7 +64,9 @@ fnv_pair() {
 	for ww in "$@"; do
 		cg_set_weight w "$ww"
 		cg_set_weight r "$((400 - ww))"
+		[ "${FNV_watch_dump:-0}" = 1 ] && depth_watch_start "$dev"
 		tenants_run "$dev" "$RT" "" w r
+		[ "${FNV_watch_dump:-0}" = 1 ] && depth_watch_stop >/dev/null
 		tenants_report w r
 		eval "${_tag}_$ww=$(tenant_share w w r)"
 		for t in w r; do

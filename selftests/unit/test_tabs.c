@@ -452,6 +452,7 @@ static void test_equations(void)
 	struct tabs_params p;
 	struct tabs t;
 	unsigned int ev;
+	int i;
 
 	fbw[0] = tabs_fbw(1600000000, 300, 400);
 	fbw[1] = tabs_fbw(400000000, 100, 400);
@@ -510,6 +511,43 @@ static void test_equations(void)
 	ev = tabs_tick(&t, &p, 4100 * MS);
 	tap_ok(t.alpha == 6144 && ev == 0,
 	       "both at half their FBW: * 0.5 then / 0.5, alpha unchanged (%u)",
+	       t.alpha);
+	/* each type's q = BW / FBW: reads 1.03, FUA 0.92 (F 0.893) */
+	insert(&t, TABS_READ, 1);
+	insert(&t, TABS_FUA, 1);
+	tabs_completed(&t, TABS_READ, 1236000000);
+	tabs_completed(&t, TABS_FUA, 92000000);
+	ev = tabs_tick(&t, &p, 5100 * MS);
+	tap_ok(t.alpha == 6876 && ev == TABS_EV_ALPHA,
+	       "FUA at 0.92 of FBW, reads above theirs (1.03): alpha * 1.03 / 0.92 (6876; the paper's rule left it), got %u",
+	       t.alpha);
+	insert(&t, TABS_READ, 1);
+	insert(&t, TABS_FUA, 1);
+	tabs_completed(&t, TABS_READ, 1140000000);
+	tabs_completed(&t, TABS_FUA, 120000000);
+	ev = tabs_tick(&t, &p, 6100 * MS);
+	tap_ok(t.alpha == 5439 && ev == TABS_EV_ALPHA,
+	       "FUA ahead (1.2), reads at 0.95 of FBW: alpha * 0.95 / 1.2 (5439; the paper's rule left it), got %u",
+	       t.alpha);
+	insert(&t, TABS_READ, 1);
+	insert(&t, TABS_FUA, 1);
+	tabs_completed(&t, TABS_READ, 1200000000);
+	tabs_completed(&t, TABS_FUA, 97000000);
+	ev = tabs_tick(&t, &p, 7100 * MS);
+	tap_ok(t.alpha == 5439 && ev == 0,
+	       "F 0.97, within 95 %%: alpha unchanged (%u)", t.alpha);
+	/* FUA ahead while 10 went per 100 reads, alpha 5.3: from 0.1 */
+	for (i = 0; i < 100; i++)
+		tabs_dispatched(&t, TABS_READ, 0);
+	for (i = 0; i < 10; i++)
+		tabs_dispatched(&t, TABS_FUA, 0);
+	insert(&t, TABS_READ, 1);
+	insert(&t, TABS_FUA, 1);
+	tabs_completed(&t, TABS_READ, 1140000000);
+	tabs_completed(&t, TABS_FUA, 120000000);
+	ev = tabs_tick(&t, &p, 8100 * MS);
+	tap_ok(t.alpha == 80 && ev == TABS_EV_ALPHA,
+	       "FUA ahead with 0.1 of a write per read gone, alpha 5.3: 0.1 * 0.95 / 1.2 (80), got %u",
 	       t.alpha);
 }
 
@@ -987,7 +1025,7 @@ int main(void)
 		 8 +		/* test_throttle */
 		 10 +		/* test_no_deadlock */
 		 12 +		/* test_feedback_sim */
-		 10 +		/* test_equations */
+		 14 +		/* test_equations */
 		 4 +		/* test_alpha_carry */
 		 5 +		/* test_demand */
 		 6 +		/* test_regoal */
