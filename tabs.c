@@ -87,7 +87,11 @@
  *    (Eq. 2: min over max of the q_x) is below TABS_FEEDBACK_PCT (95 %)
  *    moves alpha by q_read / q_fua, whichever type is behind: the paper's
  *    two moves in one where both are behind, and a band around the goal.
- *    The ratio is bounded to 1/16..16, so one bad epoch (a type that got
+ *    FUA writes ahead lower alpha from the FUA writes per read that went,
+ *    if fewer (alpha did not hold them), and not at all while most of
+ *    them went without credit (a reader that pauses: alpha did not hold
+ *    them, and would fall to its least and stay). The ratio is bounded
+ *    to 1/16..16, and so is the move, so one bad epoch (a type that got
  *    nothing through) moves alpha at most 16 times; alpha always moves by
  *    at least 1/1024 and stays within TABS_ALPHA_MIN..TABS_ALPHA_MAX. With
  *    one FBW only (a BWmax not known), the paper's rule on that type. The
@@ -196,6 +200,7 @@ void tabs_restart(struct tabs *t, u64 now)
 	for (x = 0; x < TABS_NR_FAIR; x++) {
 		t->bytes_epoch[x] = 0;
 		t->disp_epoch[x] = 0;
+		t->credit_epoch = 0;
 		t->bytes_ival[x] = 0;
 		t->nr_ival[x] = 0;
 		t->lone_prev[x] = false;
@@ -270,6 +275,7 @@ bool tabs_may_release(struct tabs *t, const struct tabs_params *p, u64 now,
 		why = TABS_REL_LONE;
 	} else if (t->credit >= TABS_ALPHA_ONE) {
 		t->credit -= TABS_ALPHA_ONE;
+		t->credit_epoch++;
 		why = TABS_REL_CREDIT;
 	} else if (tabs_elapsed(held_since, now) >= tabs_ms(p->max_wait_ms)) {
 		why = TABS_REL_FORCED;
@@ -396,6 +402,7 @@ static void tabs_reset_epoch(struct tabs *t, u64 now)
 	int x;
 
 	t->epoch_start = now;
+	t->credit_epoch = 0;
 	for (x = 0; x < TABS_NR_TYPES; x++)
 		t->nr_epoch[x] = 0;
 	for (x = 0; x < TABS_NR_FAIR; x++) {
@@ -483,7 +490,7 @@ static u64 tabs_feedback(const struct tabs *t, int x, u64 a)
 	u64 ratio;
 
 	if (!t->fbw[x] ||
-	    t->bw[x] * 100 >= t->fbw[x] * TABS_FEEDBACK_PCT)
+	    t->bw[x] * 100 >= t->fbw[x] * TABS_PAPER_PCT)
 		return a;
 	/* BW < FBW: below TABS_ALPHA_ONE */
 	ratio = mul_u64_u64_div_u64(t->bw[x], TABS_ALPHA_ONE, t->fbw[x]);
@@ -505,13 +512,26 @@ static u64 tabs_feedback(const struct tabs *t, int x, u64 a)
  * left there while the other took the rest: t21's FUA writer at 100
  * beside a reader at 300 settled at 0.212 to 0.250 of the IOPS (0.25
  * due), never above. Both types behind is the paper's two moves in one
- * (alpha * q_read / q_fua). The ratio is bounded to 1/16..16 as the
- * paper's change ratio is.
+ * (alpha * q_read / q_fua). @disp: the reads and FUA writes dispatched in
+ * the epoch, @credit the FUA writes of them let go by credit.
+ *
+ * FUA writes ahead:
+ * - while most of them went without credit (no read outstanding: a
+ *   reader that pauses; held max_wait_ms), alpha did not hold them and
+ *   a lower one would not: it stays. Else it fell to TABS_ALPHA_MIN for
+ *   a reader paced just under its FBW, and stayed there.
+ * - while fewer went per read than alpha allows, the credit did not hold
+ *   them either, and alpha above what went moves nothing (the first
+ *   phase's alpha = I_read / I_fua, 3 for a FUA writer at 100 beside a
+ *   reader at 300, where 0.37 went: down by 6 % an epoch it held nothing
+ *   for a whole t21 run). The move starts from what went, once both
+ *   types dispatched TABS_LONE_MIN_NR in the epoch.
+ * Either way alpha moves by at most TABS_RATIO_MAX times an epoch.
  */
 static u64 tabs_feedback_rel(const struct tabs *t, u64 a,
-			     const u64 disp[TABS_NR_FAIR])
+			     const u64 disp[TABS_NR_FAIR], u64 credit)
 {
-	u64 q[TABS_NR_FAIR], ratio;
+	u64 q[TABS_NR_FAIR], ratio, old = a;
 	int x;
 
 	for (x = 0; x < TABS_NR_FAIR; x++)
@@ -520,7 +540,7 @@ static u64 tabs_feedback_rel(const struct tabs *t, u64 a,
 					   TABS_PPM, t->fbw[x]);
 	if (!q[TABS_READ] && !q[TABS_FUA])
 		return a;	/* nothing completed: nothing learned */
-	if (tabs_fairness(t->bw, t->fbw) * 100 >= 1000 * TABS_FEEDBACK_PCT)
+	if (t->fairness * 100 >= 1000 * TABS_FEEDBACK_PCT)
 		return a;
 	if (q[TABS_READ] / TABS_RATIO_MAX >= q[TABS_FUA])
 		ratio = TABS_ALPHA_ONE * TABS_RATIO_MAX;
@@ -529,26 +549,23 @@ static u64 tabs_feedback_rel(const struct tabs *t, u64 a,
 	else	/* 1/16..16: below 2^14 */
 		ratio = mul_u64_u64_div_u64(q[TABS_READ], TABS_ALPHA_ONE,
 					    q[TABS_FUA]);
-	/*
-	 * FUA writes ahead while fewer went per read than alpha allows: the
-	 * credit did not hold them, and alpha above what went moves nothing
-	 * (the first phase's alpha = I_read / I_fua, 3 for a FUA writer at
-	 * 100 beside a reader at 300, where 0.37 went: down by 6 % an epoch
-	 * it held nothing for a whole t21 run). The move starts from what
-	 * went.
-	 */
-	if (ratio < TABS_ALPHA_ONE && disp[TABS_READ]) {
-		u64 went = mul_u64_u64_div_u64(min_t(u64, disp[TABS_FUA],
-						     TABS_I_MAX),
-					       TABS_ALPHA_ONE, disp[TABS_READ]);
-
-		a = min(a, went);
-	}
-	/* floor down, ceiling up: alpha always moves; a * ratio < 2^34 */
-	if (ratio < TABS_ALPHA_ONE)
-		a = (a * ratio) >> TABS_ALPHA_SHIFT;
-	else
+	if (ratio < TABS_ALPHA_ONE) {
+		if (disp[TABS_FUA] >= TABS_LONE_MIN_NR &&
+		    credit * 2 < disp[TABS_FUA])
+			return a;
+		if (disp[TABS_READ] >= TABS_LONE_MIN_NR &&
+		    disp[TABS_FUA] >= TABS_LONE_MIN_NR)
+			/* counts of one epoch: the product below 2^64 */
+			a = min(a, mul_u64_u64_div_u64(disp[TABS_FUA],
+						       TABS_ALPHA_ONE,
+						       disp[TABS_READ]));
+		/* floor down: alpha always moves; a * ratio < 2^34 */
+		a = max((a * ratio) >> TABS_ALPHA_SHIFT,
+			old / TABS_RATIO_MAX);
+	} else {
+		/* ceiling up */
 		a = (a * ratio + TABS_ALPHA_ONE - 1) >> TABS_ALPHA_SHIFT;
+	}
 	return clamp_t(u64, a, TABS_ALPHA_MIN, TABS_ALPHA_MAX);
 }
 
@@ -600,6 +617,7 @@ static unsigned int tabs_epoch_end(struct tabs *t, u64 now, u64 len)
 				  t->dem_epoch[TABS_FUA] };
 	u64 disp[TABS_NR_FAIR] = { t->disp_epoch[TABS_READ],
 				   t->disp_epoch[TABS_FUA] };
+	u64 credit = t->credit_epoch;
 	u32 old = t->alpha;
 	u64 a = old;
 	int x;
@@ -614,7 +632,7 @@ static unsigned int tabs_epoch_end(struct tabs *t, u64 now, u64 len)
 		return TABS_EV_PHASE;
 	}
 	if (t->fbw[TABS_READ] && t->fbw[TABS_FUA])
-		a = tabs_feedback_rel(t, a, disp);
+		a = tabs_feedback_rel(t, a, disp, credit);
 	else
 		for (x = 0; x < TABS_NR_FAIR; x++)
 			a = tabs_feedback(t, x, a);

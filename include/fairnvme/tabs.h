@@ -80,13 +80,14 @@ struct tabs_params {
 /*
  * Feedback: with both FBW known, an epoch whose fairness factor (Eq. 2) is
  * below TABS_FEEDBACK_PCT % moves alpha by q_read / q_fua (q_x = BW_x /
- * FBW_x), bounded to 1/TABS_RATIO_MAX..TABS_RATIO_MAX; with one, the
- * paper's rule: a type below TABS_FEEDBACK_PCT % of its FBW moves alpha by
- * its change ratio BW / FBW, floored at 1/16 (TABS_RATIO_MIN, in
+ * FBW_x), bounded to 1/TABS_RATIO_MAX..TABS_RATIO_MAX (tabs.c, 5.); with
+ * one, the paper's rule: a type below TABS_PAPER_PCT % of its FBW moves
+ * alpha by its change ratio BW / FBW, floored at 1/16 (TABS_RATIO_MIN, in
  * 1/TABS_ALPHA_ONE). One bad epoch (a type that got nothing through)
  * moves alpha by at most 16 times.
  */
 #define TABS_FEEDBACK_PCT	95
+#define TABS_PAPER_PCT		90
 #define TABS_RATIO_MAX		16U
 #define TABS_RATIO_MIN		(TABS_ALPHA_ONE / TABS_RATIO_MAX)
 /* BWmax auto: a lower measurement moves it down by 1/64 of the gap. */
@@ -129,6 +130,7 @@ struct tabs {
 	bool dem_set;			/* tabs_demand() since the last tick */
 	u64 bytes_epoch[TABS_NR_FAIR];	/* completed in the epoch */
 	u64 disp_epoch[TABS_NR_FAIR];	/* dispatched in the epoch */
+	u64 credit_epoch;	/* FUA writes let go by credit in the epoch */
 	/* inserted and not finished; dispatched and not completed */
 	u64 nr_outstanding[TABS_NR_TYPES];	/* (debugfs) */
 	u64 nr_inflight[TABS_NR_TYPES];		/* (debugfs) */

@@ -425,6 +425,18 @@ static void test_feedback_sim(void)
 	       "FUA hog: no forced release (%llu)",
 	       (unsigned long long)s.t.nr_released[TABS_REL_FORCED]);
 
+	/*
+	 * I 3:1 (48 reads, 16 FUA writes outstanding): FBW 1228.8 and
+	 * 102.4 MB/s, fair at 1/12 FUA write per read. The paper's rule
+	 * left reads anywhere from 90 % of their FBW up (F 0.7 there).
+	 */
+	sim_init(&s, 48, 16);
+	sim_run(&s, 100 * MS);
+	sim_epochs(&s, 1, 7, "3:1");
+	tap_ok(s.t.fairness >= 950,
+	       "I 3:1: F >= 0.95 after 7 epochs (%u/1000, alpha %u/1024)",
+	       s.t.fairness, s.t.alpha);
+
 	/* reads hog: alpha far too low (as after a change of workload) */
 	sim_init(&s, 32, 32);
 	sim_run(&s, 100 * MS);
@@ -488,7 +500,7 @@ static void test_equations(void)
 	       t.fairness == 500,
 	       "epoch of 1 s: bw 6e8 and 1e8, F 500 (got %u)", t.fairness);
 	tap_ok(t.alpha == 1536 && ev == TABS_EV_ALPHA,
-	       "feedback: read ratio 0.5 < 0.9: alpha 3 * 0.5 = 1.5 (1536), got %u",
+	       "feedback: reads at 0.5 of FBW, FUA at 1: alpha 3 * 0.5 / 1 = 1.5 (1536), got %u",
 	       t.alpha);
 	insert(&t, TABS_READ, 1);
 	insert(&t, TABS_FUA, 1);
@@ -496,7 +508,7 @@ static void test_equations(void)
 	tabs_completed(&t, TABS_FUA, 90000000);
 	ev = tabs_tick(&t, &p, 2100 * MS);
 	tap_ok(t.alpha == 1536 && ev == 0,
-	       "both at exactly 90 %% of FBW: alpha unchanged");
+	       "both at 90 %% of FBW (F 1): alpha unchanged");
 	insert(&t, TABS_READ, 1);
 	insert(&t, TABS_FUA, 1);
 	tabs_completed(&t, TABS_READ, 1200000000);
@@ -510,7 +522,7 @@ static void test_equations(void)
 	tabs_completed(&t, TABS_FUA, 50000000);
 	ev = tabs_tick(&t, &p, 4100 * MS);
 	tap_ok(t.alpha == 6144 && ev == 0,
-	       "both at half their FBW: * 0.5 then / 0.5, alpha unchanged (%u)",
+	       "both at half their FBW (F 1): alpha unchanged (%u)",
 	       t.alpha);
 	/* each type's q = BW / FBW: reads 1.03, FUA 0.92 (F 0.893) */
 	insert(&t, TABS_READ, 1);
@@ -536,18 +548,50 @@ static void test_equations(void)
 	ev = tabs_tick(&t, &p, 7100 * MS);
 	tap_ok(t.alpha == 5439 && ev == 0,
 	       "F 0.97, within 95 %%: alpha unchanged (%u)", t.alpha);
-	/* FUA ahead while 10 went per 100 reads, alpha 5.3: from 0.1 */
-	for (i = 0; i < 100; i++)
+	/*
+	 * FUA ahead (1.2, reads 0.95) while 60 went by credit per 100 reads,
+	 * alpha 5.3: from 0.6 (614), * 0.95 / 1.2: 485
+	 */
+	for (i = 0; i < 100; i++) {
 		tabs_dispatched(&t, TABS_READ, 0);
-	for (i = 0; i < 10; i++)
-		tabs_dispatched(&t, TABS_FUA, 0);
+		if (i % 5 < 3 && tabs_may_release(&t, &p, 8000 * MS, 8000 * MS))
+			tabs_dispatched(&t, TABS_FUA, 0);
+	}
 	insert(&t, TABS_READ, 1);
 	insert(&t, TABS_FUA, 1);
 	tabs_completed(&t, TABS_READ, 1140000000);
 	tabs_completed(&t, TABS_FUA, 120000000);
 	ev = tabs_tick(&t, &p, 8100 * MS);
-	tap_ok(t.alpha == 80 && ev == TABS_EV_ALPHA,
-	       "FUA ahead with 0.1 of a write per read gone, alpha 5.3: 0.1 * 0.95 / 1.2 (80), got %u",
+	tap_ok(t.alpha == 485 && ev == TABS_EV_ALPHA,
+	       "FUA ahead, 0.6 of a write per read gone by credit, alpha 5.3: 0.6 * 0.95 / 1.2 (485), got %u",
+	       t.alpha);
+	/* the same, 8 by credit per 1000 reads: at most 16 times, 485 / 16 */
+	for (i = 0; i < 1000; i++) {
+		tabs_dispatched(&t, TABS_READ, 0);
+		if (i % 125 == 0 &&
+		    tabs_may_release(&t, &p, 9000 * MS, 9000 * MS))
+			tabs_dispatched(&t, TABS_FUA, 0);
+	}
+	insert(&t, TABS_READ, 1);
+	insert(&t, TABS_FUA, 1);
+	tabs_completed(&t, TABS_READ, 1140000000);
+	tabs_completed(&t, TABS_FUA, 120000000);
+	ev = tabs_tick(&t, &p, 9100 * MS);
+	tap_ok(t.alpha == 30 && ev == TABS_EV_ALPHA,
+	       "FUA ahead, 8 writes per 1000 reads gone: alpha down 16 times at most (485 / 16 = 30), got %u",
+	       t.alpha);
+	/* 60 FUA writes gone, none by credit (a reader that pauses): kept */
+	for (i = 0; i < 100; i++)
+		tabs_dispatched(&t, TABS_READ, 0);
+	for (i = 0; i < 60; i++)
+		tabs_dispatched(&t, TABS_FUA, 0);
+	insert(&t, TABS_READ, 1);
+	insert(&t, TABS_FUA, 1);
+	tabs_completed(&t, TABS_READ, 1140000000);
+	tabs_completed(&t, TABS_FUA, 120000000);
+	ev = tabs_tick(&t, &p, 10100 * MS);
+	tap_ok(t.alpha == 30 && !(ev & TABS_EV_ALPHA),
+	       "FUA ahead, most writes gone without credit: alpha kept (30), got %u",
 	       t.alpha);
 }
 
@@ -1024,8 +1068,8 @@ int main(void)
 		 18 +		/* test_phases */
 		 8 +		/* test_throttle */
 		 10 +		/* test_no_deadlock */
-		 12 +		/* test_feedback_sim */
-		 14 +		/* test_equations */
+		 13 +		/* test_feedback_sim */
+		 16 +		/* test_equations */
 		 4 +		/* test_alpha_carry */
 		 5 +		/* test_demand */
 		 6 +		/* test_regoal */
