@@ -5,8 +5,9 @@
 # io.max beside fairnvme: blk-throttle takes the queue lock from a timer
 # (softirq) while fairnvme's lock nests inside it (cgroup removal), the
 # lock-order a host that throttles some tenants and weighs others runs
-# into. For FNV_T17_RUNTIME (default 60) seconds: two weighted tenants
-# read and write at depth 32; two tenants under io.max riops/wiops limits
+# into. For FNV_T17_RUNTIME (default 30; 60 in check-extended) seconds:
+# two weighted tenants read and write at depth 32; two tenants under
+# io.max riops/wiops limits
 # do the same; every 5 s one throttled cgroup is removed under I/O and
 # created again; ctl_period_ms is at its minimum (10), so the control
 # worker runs as often as it can. Hung-task detection is at 20 s. The
@@ -17,7 +18,8 @@
 # upper bound alone), and the device still works.
 . /tests/lib.sh
 
-RT=${FNV_T17_RUNTIME:-60}
+# 30 s in ./run check (6 removals), 60 in check-extended
+RT=${FNV_T17_RUNTIME:-$([ "${FNV_extended:-0}" = 1 ] && echo 60 || echo 30)}
 tap_plan 7
 fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_dev) || tap_fail_rest "no nvme device"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # fnv-timeout: 600
 #
-# What a request costs (cost_model): t10's mix on the NVMe throttled at
+# What a request costs (cost_model). In check-extended (fnv.args
+# extended=1) only: t10's mix on the NVMe throttled at
 # 2000 commands/s whatever their size (lib.sh's nvme_dev), equal weights, A 4 KiB
 # random reads n1d1, B 4 KiB random writes n8d32, C and D 70/30 random
 # read/write n4d4, plus E, 64 KiB sequential reads n1d1. Each runs alone
@@ -33,7 +34,8 @@
 # run under fairnvme) against its mean latency alone, by fio (issue 35,
 # item 2; lib.sh's alone_print says why not asserted yet).
 #
-# Then the same mix on the NVMe throttled at 2000 commands/s and 40 MB/s
+# Then (in ./run check too) the same mix on the NVMe throttled at 2000
+# commands/s and 40 MB/s
 # (serial fnv0004), where E's 64 KiB reads, alone, take 2.6 times A's 4 KiB
 # ones (1.6 ms against 0.6), measured beside BFQ in the same boot (issue
 # 35: none 30.4, fairnvme with the per-request fit 18.3: E's merged reads
@@ -57,50 +59,54 @@ extreme_mix
 FNV_TARGS_E="--bs=64k --direct=1 --ioengine=libaio --ramp_time=2 --rw=read --numjobs=1 --iodepth=1"
 TENANTS="A B C D E"
 
-tap_plan $((10 + $(npeers bfq fairnvme-bytes)))
+EXT=${FNV_extended:-0}
+tap_plan $((EXT == 1 ? 10 + $(npeers bfq fairnvme-bytes) : 4))
 fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_dev) || tap_fail_rest "no nvme device"
 io=/sys/block/$dev/queue/iosched
 
-set_sched "$dev" none
-# shellcheck disable=SC2086
-measure_alone alone "$dev" "$RT_ALONE" $TENANTS
+# the command-bound device: check-extended (./run check has one case per
+# device for the cost model: t29 a, b, c and the 40 MB/s one below)
+if [ "$EXT" = 1 ]; then
+	set_sched "$dev" none
+	# shellcheck disable=SC2086
+	measure_alone alone "$dev" "$RT_ALONE" $TENANTS
 
-# e_ratio : E's slowdown over A's, last run
-e_ratio() {
-	for t in A E; do
-		echo "$t $(tenant_mlat $t) $(cat "$FNV_WORK/alone-$t.lat")"
-	done | awk '{ s = 0; if ($3 > 0) s = $2 / $3 }
-		$1 == "A" { a = s } $1 == "E" { e = s }
-		END { r = 99; if (a > 0) r = e / a; printf "%.3f\n", r }'
-}
+	# e_ratio : E's slowdown over A's, last run
+	e_ratio() {
+		for t in A E; do
+			echo "$t $(tenant_mlat $t) $(cat "$FNV_WORK/alone-$t.lat")"
+		done | awk '{ s = 0; if ($3 > 0) s = $2 / $3 }
+			$1 == "A" { a = s } $1 == "E" { e = s }
+			END { r = 99; if (a > 0) r = e / a; printf "%.3f\n", r }'
+	}
 
-for s in none $(peer_scheds bfq) fairnvme; do
-	# shellcheck disable=SC2086
-	shared_run alone "$dev" "$RT" "$s" $TENANTS
-	eval "er_$s=$(e_ratio)"
-	# shellcheck disable=SC2086
-	[ "$s" = fairnvme ] && alone_print alone $TENANTS
-done
-check "fairnvme's cost model defaults to time" grep -q '\[time\]' "$io/cost_model"
-diag "fairnvme's cost model: $(fnv_dbg "$dev" cost_learned)"
-# printed only: the same with requests charged their bytes
-for s in $(peer_scheds fairnvme-bytes); do
-	echo bytes >"$io/cost_model"
-	FNV_RUN_LABEL=$s
-	# shellcheck disable=SC2086
-	shared_run alone "$dev" "$RT" fairnvme $TENANTS
-	unset FNV_RUN_LABEL
-	echo time >"$io/cost_model"
-	er_bytes=$(e_ratio)
-done
-# shellcheck disable=SC2154
-diag "fairness index: none $fi_none fairnvme $fi_fairnvme${fi_bfq:+ bfq $fi_bfq}${fi_fairnvme_bytes:+ fairnvme-bytes $fi_fairnvme_bytes}; total IOPS: none $iops_none fairnvme $iops_fairnvme${iops_bfq:+ bfq $iops_bfq}${iops_fairnvme_bytes:+ fairnvme-bytes $iops_fairnvme_bytes}"
-diag "E's slowdown over A's: none $er_none fairnvme $er_fairnvme${er_bfq:+ bfq $er_bfq}${er_bytes:+ fairnvme-bytes $er_bytes}"
-assert_le "E's slowdown / A's, fairnvme" "$er_fairnvme" 1.5
-assert_ge "fairness index fairnvme/none" "$(ratio "$fi_fairnvme" "$fi_none")" 2
-assert_ge "fairness index, fairnvme" "$fi_fairnvme" 0.6
-assert_ge "total IOPS fairnvme/none" "$(ratio "$iops_fairnvme" "$iops_none")" 0.99
+	for s in none $(peer_scheds bfq) fairnvme; do
+		# shellcheck disable=SC2086
+		shared_run alone "$dev" "$RT" "$s" $TENANTS
+		eval "er_$s=$(e_ratio)"
+		# shellcheck disable=SC2086
+		[ "$s" = fairnvme ] && alone_print alone $TENANTS
+	done
+	diag "fairnvme's cost model: $(fnv_dbg "$dev" cost_learned)"
+	# printed only: the same with requests charged their bytes
+	for s in $(peer_scheds fairnvme-bytes); do
+		echo bytes >"$io/cost_model"
+		FNV_RUN_LABEL=$s
+		# shellcheck disable=SC2086
+		shared_run alone "$dev" "$RT" fairnvme $TENANTS
+		unset FNV_RUN_LABEL
+		echo time >"$io/cost_model"
+		er_bytes=$(e_ratio)
+	done
+	# shellcheck disable=SC2154
+	diag "fairness index: none $fi_none fairnvme $fi_fairnvme${fi_bfq:+ bfq $fi_bfq}${fi_fairnvme_bytes:+ fairnvme-bytes $fi_fairnvme_bytes}; total IOPS: none $iops_none fairnvme $iops_fairnvme${iops_bfq:+ bfq $iops_bfq}${iops_fairnvme_bytes:+ fairnvme-bytes $iops_fairnvme_bytes}"
+	diag "E's slowdown over A's: none $er_none fairnvme $er_fairnvme${er_bfq:+ bfq $er_bfq}${er_bytes:+ fairnvme-bytes $er_bytes}"
+	assert_le "E's slowdown / A's, fairnvme" "$er_fairnvme" 1.5
+	assert_ge "fairness index fairnvme/none" "$(ratio "$fi_fairnvme" "$fi_none")" 2
+	assert_ge "fairness index, fairnvme" "$fi_fairnvme" 0.6
+	assert_ge "total IOPS fairnvme/none" "$(ratio "$iops_fairnvme" "$iops_none")" 0.99
+fi
 
 set_sched "$dev" none
 dev=$(nvme_dev fnv0004) || tap_fail_rest "no nvme device fnv0004"
@@ -117,6 +123,7 @@ for s in bfq fairnvme; do
 	# shellcheck disable=SC2086
 	[ "$s" = fairnvme ] && alone_print alone40 $TENANTS
 done
+check "fairnvme's cost model defaults to time" grep -q '\[time\]' "/sys/block/$dev/queue/iosched/cost_model"
 diag "2000 cmd/s + 40 MB/s: fairnvme's cost model: $(fnv_dbg "$dev" cost_learned)"
 # shellcheck disable=SC2154
 diag "2000 cmd/s + 40 MB/s: worst slowdown (what equal shares give): bfq ${ws_bfq:-failed} (${fs_bfq:-}) fairnvme ${ws_fairnvme:-failed} (${fs_fairnvme:-})"
