@@ -650,12 +650,7 @@ u32 fnv_cm_probe_class(const struct fnv_cm *m, u64 n, u64 sect)
 	ref = m->win_sect16 << 2;
 	if (x * 2 >= ref * 3)
 		return FNV_CM_PROBE_LARGE;
-	/*
-	 * Below the mean: at most 2/3 of it left a 4 KiB reader beside a
-	 * 16 KiB one at 5 times its rate (mean 5.4 KiB) in neither class,
-	 * and no probe ran.
-	 */
-	if (x < ref)
+	if (x * 3 <= ref * 2)
 		return FNV_CM_PROBE_SMALL;
 	return 0;
 }

@@ -168,8 +168,8 @@ void fnv_cm_update(struct fnv_cm *m, const struct fnv_cm_win *w);
 u32 fnv_cm_tilt(const struct fnv_cm *m, u64 nr, u64 nr_wr, u64 sect);
 /*
  * A tenant's class for the size probe, from its period (@nr requests of
- * @sect sectors): FNV_CM_PROBE_SMALL if its mean request is below the
- * last window's, _LARGE if at least 3/2 of it, else 0 (in neither).
+ * @sect sectors): FNV_CM_PROBE_SMALL if its mean request is at most 2/3
+ * of the last window's, _LARGE if at least 3/2 of it, else 0 (in neither).
  */
 u32 fnv_cm_probe_class(const struct fnv_cm *m, u64 nr, u64 sect);
 /*
