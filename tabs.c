@@ -84,7 +84,7 @@
  *    taking the rest: the shares settle anywhere in a band below the goal
  *    on one side only (t21: a FUA writer due 0.25 of the IOPS got 0.212 to
  *    0.250). Here, with both FBW known, an epoch whose fairness factor
- *    (Eq. 2: min over max of the q_x) is below TABS_FEEDBACK_PCT (95 %)
+ *    (Eq. 2: min over max of the q_x) is below TABS_FEEDBACK_PCT (90 %)
  *    moves alpha by q_read / q_fua, whichever type is behind: the paper's
  *    two moves in one where both are behind, and a band around the goal.
  *    FUA writes ahead lower alpha from the FUA writes per read that went,
@@ -490,7 +490,7 @@ static u64 tabs_feedback(const struct tabs *t, int x, u64 a)
 	u64 ratio;
 
 	if (!t->fbw[x] ||
-	    t->bw[x] * 100 >= t->fbw[x] * TABS_PAPER_PCT)
+	    t->bw[x] * 100 >= t->fbw[x] * TABS_FEEDBACK_PCT)
 		return a;
 	/* BW < FBW: below TABS_ALPHA_ONE */
 	ratio = mul_u64_u64_div_u64(t->bw[x], TABS_ALPHA_ONE, t->fbw[x]);
