@@ -28,8 +28,9 @@
 # device (fnv.args=t29_runs=c:fua+c:fua3 picks some). Asserted per run:
 # the first tenant's share within 10 % of its weight's (fua, fua3: 15 %,
 # issue 35), and on a and b the bound resource's total (IOPS, bytes) at
-# least 0.95 of none's in the same boot. Printed: the shares under none,
-# debugfs cost_learned, and the learned costs beside the configured ones.
+# least 0.95 of none's in the same boot. Printed: the shares under none
+# (and bfq, its io.bfq.weight the same, with peers=1), debugfs
+# cost_learned, and the learned costs beside the configured ones.
 . /tests/lib.sh
 
 RT=${FNV_T29_RUNTIME:-15}
@@ -176,6 +177,15 @@ for r in $RUNS; do
 		tenants_run "$dev" "$RT" "$BASE" A B
 		tot_none=$(fcalc "$($u A) + $($u B)")
 		diag "$d/$c under none: A's share $(_share "$u" A A B), total $tot_none"
+	fi
+	# printed only (peers=1): BFQ with the same weights (io.bfq.weight)
+	if peers_on && set_sched "$dev" bfq 2>/dev/null &&
+		cg_set_weight A "$WA" io.bfq.weight &&
+		cg_set_weight B "$WB" io.bfq.weight; then
+		tenants_run "$dev" "$RT" "$BASE" A B
+		diag "$d/$c under bfq: A's share $(_share "$u" A A B) (due $due)"
+	elif peers_on; then
+		diag "$d/$c: bfq not run (no bfq, or no io.bfq.weight)"
 	fi
 	set_sched "$dev" fairnvme
 	depth_watch_start "$dev"
