@@ -647,12 +647,16 @@ static void fnv_tabs_hold(struct fnv_data *fd, struct request *rq)
  */
 static bool fnv_tabs_must_wait(struct fnv_data *fd)
 {
-	u64 now;
-
+	lockdep_assert_held(&fd->lock);
 	if (!list_empty(&fd->tabs_held))
 		return true;
-	now = jiffies64_to_nsecs(get_jiffies_64());
-	return !tabs_may_release(&fd->tabs, &fd->tabs_p, now, now);
+	/* the reads outstanding, as fnv_tabs_release() counts them */
+	fnv_tabs_fold(fd);
+	/*
+	 * Held since now: never a forced release, so no clock. Spends the
+	 * credit it finds: the caller's last test before it enqueues.
+	 */
+	return !tabs_may_release(&fd->tabs, &fd->tabs_p, 0, 0);
 }
 
 /*

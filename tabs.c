@@ -34,7 +34,9 @@
  *
  * 2. What is held. Only FUA writes, and only in the SCHED phase: the caller
  *    puts them in a FIFO delay queue (tabs_holds()) and releases its head
- *    while tabs_may_release() allows. Each read dispatched adds alpha FUA
+ *    while tabs_may_release() allows (and may ask it first for a write
+ *    that arrives to an empty queue, held since now: it then never
+ *    waits). Each read dispatched adds alpha FUA
  *    writes of credit, the throttling factor, so FUA writes go at about
  *    alpha per read (N_fua = alpha * N_read); a release takes one write of
  *    credit. Credit is capped at max(2, 2 * alpha) writes, so that reads
