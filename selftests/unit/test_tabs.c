@@ -457,6 +457,20 @@ static void test_feedback_sim(void)
 	       (unsigned long long)s.t.fbw[TABS_FUA]);
 }
 
+/*
+ * An epoch of SCHED ending at @end_ms: a read and a FUA write inserted
+ * (both types issued: the phase goes on), @rd and @fua bytes completed
+ */
+static unsigned int epoch(struct tabs *t, const struct tabs_params *p,
+			  u64 rd, u64 fua, u64 end_ms)
+{
+	insert(t, TABS_READ, 1);
+	insert(t, TABS_FUA, 1);
+	tabs_completed(t, TABS_READ, rd);
+	tabs_completed(t, TABS_FUA, fua);
+	return tabs_tick(t, p, end_ms * MS);
+}
+
 /* Eq. 1 and 2 by hand, and one epoch's feedback computed exactly */
 static void test_equations(void)
 {
@@ -491,61 +505,33 @@ static void test_equations(void)
 	/* one epoch: reads at half their FBW, FUA writes at theirs */
 	params_set(&p);
 	sched_with(&t, &p, 300, 100);
-	insert(&t, TABS_READ, 1);
-	insert(&t, TABS_FUA, 1);
-	tabs_completed(&t, TABS_READ, 600000000);
-	tabs_completed(&t, TABS_FUA, 100000000);
-	ev = tabs_tick(&t, &p, 1100 * MS);
+	ev = epoch(&t, &p, 600000000, 100000000, 1100);
 	tap_ok(t.bw[TABS_READ] == 600000000 && t.bw[TABS_FUA] == 100000000 &&
 	       t.fairness == 500,
 	       "epoch of 1 s: bw 6e8 and 1e8, F 500 (got %u)", t.fairness);
 	tap_ok(t.alpha == 1536 && ev == TABS_EV_ALPHA,
 	       "feedback: reads at 0.5 of FBW, FUA at 1: alpha 3 * 0.5 / 1 = 1.5 (1536), got %u",
 	       t.alpha);
-	insert(&t, TABS_READ, 1);
-	insert(&t, TABS_FUA, 1);
-	tabs_completed(&t, TABS_READ, 1080000000);
-	tabs_completed(&t, TABS_FUA, 90000000);
-	ev = tabs_tick(&t, &p, 2100 * MS);
+	ev = epoch(&t, &p, 1080000000, 90000000, 2100);
 	tap_ok(t.alpha == 1536 && ev == 0,
 	       "both at 90 %% of FBW (F 1): alpha unchanged");
-	insert(&t, TABS_READ, 1);
-	insert(&t, TABS_FUA, 1);
-	tabs_completed(&t, TABS_READ, 1200000000);
-	tabs_completed(&t, TABS_FUA, 25000000);
-	ev = tabs_tick(&t, &p, 3100 * MS);
+	ev = epoch(&t, &p, 1200000000, 25000000, 3100);
 	tap_ok(t.alpha == 6144 && ev == TABS_EV_ALPHA,
 	       "FUA at 1/4 of FBW: alpha / 0.25 = 6 (6144), got %u", t.alpha);
-	insert(&t, TABS_READ, 1);
-	insert(&t, TABS_FUA, 1);
-	tabs_completed(&t, TABS_READ, 600000000);
-	tabs_completed(&t, TABS_FUA, 50000000);
-	ev = tabs_tick(&t, &p, 4100 * MS);
+	ev = epoch(&t, &p, 600000000, 50000000, 4100);
 	tap_ok(t.alpha == 6144 && ev == 0,
 	       "both at half their FBW (F 1): alpha unchanged (%u)",
 	       t.alpha);
 	/* each type's q = BW / FBW: reads 1.03, FUA 0.92 (F 0.893) */
-	insert(&t, TABS_READ, 1);
-	insert(&t, TABS_FUA, 1);
-	tabs_completed(&t, TABS_READ, 1236000000);
-	tabs_completed(&t, TABS_FUA, 92000000);
-	ev = tabs_tick(&t, &p, 5100 * MS);
+	ev = epoch(&t, &p, 1236000000, 92000000, 5100);
 	tap_ok(t.alpha == 6876 && ev == TABS_EV_ALPHA,
 	       "FUA at 0.92 of FBW, reads above theirs (1.03): alpha * 1.03 / 0.92 (6876; the paper's rule left it), got %u",
 	       t.alpha);
-	insert(&t, TABS_READ, 1);
-	insert(&t, TABS_FUA, 1);
-	tabs_completed(&t, TABS_READ, 1140000000);
-	tabs_completed(&t, TABS_FUA, 120000000);
-	ev = tabs_tick(&t, &p, 6100 * MS);
+	ev = epoch(&t, &p, 1140000000, 120000000, 6100);
 	tap_ok(t.alpha == 5439 && ev == TABS_EV_ALPHA,
 	       "FUA ahead (1.2), reads at 0.95 of FBW: alpha * 0.95 / 1.2 (5439; the paper's rule left it), got %u",
 	       t.alpha);
-	insert(&t, TABS_READ, 1);
-	insert(&t, TABS_FUA, 1);
-	tabs_completed(&t, TABS_READ, 1200000000);
-	tabs_completed(&t, TABS_FUA, 97000000);
-	ev = tabs_tick(&t, &p, 7100 * MS);
+	ev = epoch(&t, &p, 1200000000, 97000000, 7100);
 	tap_ok(t.alpha == 5439 && ev == 0,
 	       "F 0.97, within 90 %%: alpha unchanged (%u)", t.alpha);
 	/*
@@ -557,11 +543,7 @@ static void test_equations(void)
 		if (i % 5 < 3 && tabs_may_release(&t, &p, 8000 * MS, 8000 * MS))
 			tabs_dispatched(&t, TABS_FUA, 0);
 	}
-	insert(&t, TABS_READ, 1);
-	insert(&t, TABS_FUA, 1);
-	tabs_completed(&t, TABS_READ, 1140000000);
-	tabs_completed(&t, TABS_FUA, 120000000);
-	ev = tabs_tick(&t, &p, 8100 * MS);
+	ev = epoch(&t, &p, 1140000000, 120000000, 8100);
 	tap_ok(t.alpha == 485 && ev == TABS_EV_ALPHA,
 	       "FUA ahead, 0.6 of a write per read gone by credit, alpha 5.3: 0.6 * 0.95 / 1.2 (485), got %u",
 	       t.alpha);
@@ -572,11 +554,7 @@ static void test_equations(void)
 		    tabs_may_release(&t, &p, 9000 * MS, 9000 * MS))
 			tabs_dispatched(&t, TABS_FUA, 0);
 	}
-	insert(&t, TABS_READ, 1);
-	insert(&t, TABS_FUA, 1);
-	tabs_completed(&t, TABS_READ, 1140000000);
-	tabs_completed(&t, TABS_FUA, 120000000);
-	ev = tabs_tick(&t, &p, 9100 * MS);
+	ev = epoch(&t, &p, 1140000000, 120000000, 9100);
 	tap_ok(t.alpha == 30 && ev == TABS_EV_ALPHA,
 	       "FUA ahead, 8 writes per 1000 reads gone: alpha down 16 times at most (485 / 16 = 30), got %u",
 	       t.alpha);
@@ -585,11 +563,7 @@ static void test_equations(void)
 		tabs_dispatched(&t, TABS_READ, 0);
 	for (i = 0; i < 60; i++)
 		tabs_dispatched(&t, TABS_FUA, 0);
-	insert(&t, TABS_READ, 1);
-	insert(&t, TABS_FUA, 1);
-	tabs_completed(&t, TABS_READ, 1140000000);
-	tabs_completed(&t, TABS_FUA, 120000000);
-	ev = tabs_tick(&t, &p, 10100 * MS);
+	ev = epoch(&t, &p, 1140000000, 120000000, 10100);
 	tap_ok(t.alpha == 30 && !(ev & TABS_EV_ALPHA),
 	       "FUA ahead, most writes gone without credit: alpha kept (30), got %u",
 	       t.alpha);
