@@ -13,7 +13,7 @@
 . /tests/lib.sh
 
 
-RT=${FNV_T04_RUNTIME:-20}
+RT=${FNV_T04_RUNTIME:-15}
 ARGS="--rw=randread --bs=4k --direct=1 --ioengine=libaio --iodepth=32 --numjobs=1 --ramp_time=3 --randrepeat=0"
 
 tap_plan 21

@@ -7,7 +7,8 @@
 # lib.sh's peer_scheds). Expected (byte shares, each within +-10 % of the
 # expected share):
 #  1. equal weights, 4 KiB vs 8 KiB random reads, 4 jobs each: 0.5/0.5
-#  2. equal weights, 8 KiB, 2 jobs vs 6 jobs: 0.5/0.5
+#  2. equal weights, 8 KiB, 2 jobs vs 6 jobs: 0.5/0.5 (check-extended
+#     only, fnv.args extended=1)
 #  3. weights 800:600:400:200, 8 KiB, 2 jobs each, 20 s: .4/.3/.2/.1
 #  4. during 3, the H/L ratio is at least w800/w200 = 4 (the speed ratio
 #     the high and low classes need so that the weight-200 flow is held to
@@ -27,7 +28,8 @@
 RT=${FNV_T13_RUNTIME:-12}
 BASE="--rw=randread --direct=1 --ioengine=libaio --iodepth=2 --ramp_time=3 --randrepeat=0"
 
-tap_plan 14
+EXT=${FNV_extended:-0}
+tap_plan $((EXT == 1 ? 14 : 12))
 fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_bw_dev) || tap_fail_rest "no bandwidth-throttled nvme device"
 io=/sys/block/$dev/queue/iosched
@@ -76,7 +78,9 @@ pair() {
 }
 
 pair 1 "--bs=4k --numjobs=4" "--bs=8k --numjobs=4" "4 KiB" "8 KiB"
-pair 2 "--bs=8k --numjobs=2" "--bs=8k --numjobs=6" 2-job 6-job
+if [ "$EXT" = 1 ]; then
+	pair 2 "--bs=8k --numjobs=2" "--bs=8k --numjobs=6" 2-job 6-job
+fi
 
 # 3: weights 8:6:4:2
 w=8

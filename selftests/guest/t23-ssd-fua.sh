@@ -7,7 +7,8 @@
 # queue depth 4 alone, then beside a writer of 4 KiB blocks at random at
 # depth 16 with FUA (fio sync=1), then beside the same writer without FUA,
 # whose writes the write cache takes and programs when the dies have no
-# read to do. Under none, mq-deadline and fairnvme (all in the root
+# read to do. Under none and fairnvme (and mq-deadline with
+# fnv.args=peers=1: lib.sh's peer_scheds; all in the root
 # cgroup, at the defaults), the reader keeps at most 30 % of its
 # bandwidth alone beside the FUA writer, and beside the cached writer at
 # least 1.5 times what it kept beside the FUA one. From 6.5 the FUA writes
@@ -19,7 +20,7 @@
 . /tests/lib.sh
 
 RT=${FNV_T23_RUNTIME:-6}
-tap_plan 5
+tap_plan $((4 + $(npeers mq-deadline)))
 ssd_prereq
 fnv_load || tap_fail_rest "fairnvme not available"
 W="$FNV_WORK/t23"
@@ -47,7 +48,7 @@ phase() {
 	[ -z "$_wp" ] || wait "$_wp"
 }
 
-for s in none mq-deadline fairnvme; do
+for s in none $(peer_scheds mq-deadline) fairnvme; do
 	check "select $s on $dev" set_sched "$dev" "$s"
 	[ "$s" = fairnvme ] && echo off >"/sys/block/$dev/queue/iosched/tabs"
 	phase "$s.alone" alone
@@ -60,12 +61,12 @@ for s in none mq-deadline fairnvme; do
 done
 diag "device: $(tr '\n' ' ' <"/sys/kernel/debug/fnvssd/t23/stats")"
 ok_all=1
-for s in none mq_deadline fairnvme; do
+for s in none $(peer_scheds mq-deadline | tr - _) fairnvme; do
 	eval "kf=\$kf_$s kc=\$kc_$s"
 	awk -v f="$kf" -v c="$kc" 'BEGIN { exit !(f <= 0.30 && c >= 1.5 * f) }' || ok_all=0
 	diag "$s: kept beside FUA $kf, beside cached $kc"
 done
-check "beside the FUA writer the reader keeps at most 0.30, beside the cached one 1.5x that (none $kf_none/$kc_none, mq-deadline $kf_mq_deadline/$kc_mq_deadline, fairnvme $kf_fairnvme/$kc_fairnvme)" test "$ok_all" = 1
+check "beside the FUA writer the reader keeps at most 0.30, beside the cached one 1.5x that (none $kf_none/$kc_none,${kf_mq_deadline:+ mq-deadline $kf_mq_deadline/$kc_mq_deadline,} fairnvme $kf_fairnvme/$kc_fairnvme)" test "$ok_all" = 1
 sf=$(ssd_stat t23 writes_fua)
 sc=$(ssd_stat t23 writes_cached)
 check "the device saw FUA writes ($sf), cached ones ($sc) and reads that waited for a program ($(ssd_stat t23 read_interference))" test "${sf:-0}" -gt 0 -a "${sc:-0}" -gt 0

@@ -29,6 +29,9 @@
 RT=${FNV_T26_RUNTIME:-8}
 # fio's ramp: the first rate trial comes after 10 s of requests held back
 ARGS="--rw=randread --bs=4k --direct=1 --ioengine=psync --numjobs=16 --ramp_time=14 --randrepeat=0"
+# the reference (dev_target_us=0) has its depth at max_inflight from the
+# start: nothing to wait for but fio's threads
+ARGS_REF="${ARGS% --ramp_time=14 *} --ramp_time=4 --randrepeat=0"
 TENANTS="d1 d2 d3 d4"
 
 tap_plan 5
@@ -95,7 +98,7 @@ while [ "$r" -lt "$ROUNDS" ]; do
 	depth_log &
 	dl=$!
 	# shellcheck disable=SC2086
-	tenants_run "$dev" "$RT" "$ARGS" $TENANTS
+	tenants_run "$dev" "$RT" "$ARGS_REF" $TENANTS
 	kill "$dl" 2>/dev/null
 	wait "$dl" 2>/dev/null
 	diag "round $r: dev_target_us=0, depth each 0.5 s: $(depth_runs)"

@@ -34,6 +34,9 @@ ROUNDS=2
 [ "${FNV_extended:-0}" = 1 ] && ROUNDS=4
 ROUNDS=${FNV_T27_ROUNDS:-$ROUNDS}
 ARGS="--rw=randread --bs=4k --direct=1 --ioengine=libaio --iodepth=16 --numjobs=2 --ramp_time=14 --randrepeat=0"
+# the reference (dev_target_us=0) and the peers have no depth to learn:
+# a ramp for fio's threads only
+ARGS_REF="${ARGS% --ramp_time=14 *} --ramp_time=4 --randrepeat=0"
 TENANTS="lo hi"
 
 tap_plan $((ROUNDS + 4))
@@ -56,8 +59,13 @@ dbg=/sys/kernel/debug/block/$dev/sched
 t27_run() {
 	set_sched "$dev" none && set_sched "$dev" fairnvme || return 1
 	[ -z "${2:-}" ] || echo "$2" >"$io/dev_target_us" || return 1
-	# shellcheck disable=SC2086
-	tenants_run "$dev" "$RT" "$ARGS" $TENANTS >&2
+	if [ -z "${2:-}" ]; then
+		# shellcheck disable=SC2086
+		tenants_run "$dev" "$RT" "$ARGS" $TENANTS >&2
+	else
+		# shellcheck disable=SC2086
+		tenants_run "$dev" "$RT" "$ARGS_REF" $TENANTS >&2
+	fi
 	diag "$1: hi's share $(tenant_share hi $TENANTS), $(tenants_total_iops $TENANTS) IOPS, depth $(cat "$dbg/depth" 2>/dev/null)" >&2
 	tenant_share hi $TENANTS
 }
@@ -88,7 +96,7 @@ while [ "$r" -le "$ROUNDS" ]; do
 	for s in $(peer_scheds mq-deadline); do
 		set_sched "$dev" "$s"
 		# shellcheck disable=SC2086
-		tenants_run "$dev" "$RT" "$ARGS" $TENANTS
+		tenants_run "$dev" "$RT" "$ARGS_REF" $TENANTS
 		diag "round $r, $s: hi's share $(tenant_share hi $TENANTS), $(tenants_total_iops $TENANTS) IOPS"
 	done
 	r=$((r + 1))
