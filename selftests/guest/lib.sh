@@ -748,6 +748,14 @@ tenant_mlat() {
 }
 
 # tenant_p99 NAME : p99 completion latency (us), max of read and write
+# tenant_slat NAME : mean submission latency (us) over NAME's reads and
+# writes, weighted by their IOPS (fio terse: read slat mean 12; write +41)
+tenant_slat() {
+	_fio_lines "$FNV_WORK/tenant-$1.terse" | awk -F';' '
+		{ n += $8 + $49; s += $8 * $12 + $49 * $53 }
+		END { if (n > 0) printf "%.1f\n", s / n; else print "" }'
+}
+
 tenant_p99() {
 	_fio_lines "$FNV_WORK/tenant-$1.terse" | awk -F';' '
 		{ split($30, a, "="); split($71, b, "=")
@@ -977,7 +985,7 @@ shared_run() {
 	# a label for the run's numbers, when one scheduler runs twice
 	s=${FNV_RUN_LABEL:-$s}
 	for t in "$@"; do
-		diag "$s $t: rc=$(tenant_rc "$t") iops=$(tenant_iops "$t") mean_us=$(tenant_mlat "$t") p99_us=$(tenant_p99 "$t") slowdown=$(ratio "$(tenant_mlat "$t")" "$(cat "$FNV_WORK/$pre-$t.lat" 2>/dev/null)")"
+		diag "$s $t: rc=$(tenant_rc "$t") iops=$(tenant_iops "$t") mean_us=$(tenant_mlat "$t") p99_us=$(tenant_p99 "$t") slat_us=$(tenant_slat "$t") slowdown=$(ratio "$(tenant_mlat "$t")" "$(cat "$FNV_WORK/$pre-$t.lat" 2>/dev/null)")"
 	done
 	v=$(echo "$s" | tr - _)
 	if [ $bad = 0 ]; then

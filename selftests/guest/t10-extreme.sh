@@ -48,10 +48,11 @@ for s in none $(peer_scheds bfq) fairnvme; do
 	shared_run alone "$dev" "$RT" "$s" $TENANTS
 	eval "p99_$s=$(tenant_p99 A)"
 done
+diag "fairnvme's cost model: $(fnv_dbg "$dev" cost_learned | tr '\n' ' ')"
 # shellcheck disable=SC2154
 diag "fairness index: none $fi_none fairnvme $fi_fairnvme; A p99 us: none $p99_none fairnvme $p99_fairnvme; total IOPS: none $iops_none fairnvme $iops_fairnvme"
 a_share=$(ratio "$(tenant_iops A)" "$iops_fairnvme")
-diag "targets: fairness index fairnvme/none $(ratio "$fi_fairnvme" "$fi_none") (2), A's p99 none/fairnvme $(ratio "$p99_none" "$p99_fairnvme") (2, not asserted); A's IOPS share $a_share"
+diag "targets: fairness index fairnvme/none $(ratio "$fi_fairnvme" "$fi_none") (2), A's p99 none/fairnvme $(ratio "$p99_none" "$p99_fairnvme") (2, not asserted); A's IOPS share $a_share, its slat $(tenant_slat A) us"
 assert_ge "fairness index fairnvme/none" "$(ratio "$fi_fairnvme" "$fi_none")" 2
 assert_ge "total IOPS fairnvme/none" "$(ratio "$iops_fairnvme" "$iops_none")" 0.9
 assert_ge "A's IOPS share with fairnvme (equal share 0.25, -30%)" "$a_share" 0.175
