@@ -981,7 +981,10 @@ shared_run() {
 	echo "$_st0 $(cat "/sys/block/$(_blkname "$dev")/stat")" | awk '{
 		printf "# %s at the device: %d reads (%d merged), %d writes (%d merged)\n",
 		       s, $18 - $1, $19 - $2, $22 - $5, $23 - $6 }' s="$s"
-	[ "$s" = fairnvme ] && diag "$s: depth/dev_floor_us each second: $(depth_watch_stop)"
+	if [ "$s" = fairnvme ]; then
+		diag "$s: depth/dev_floor_us each second: $(depth_watch_stop)"
+		diag "$s: depth_trials $(fnv_dbg "$dev" depth_trials 2>/dev/null)"
+	fi
 	# a label for the run's numbers, when one scheduler runs twice
 	s=${FNV_RUN_LABEL:-$s}
 	for t in "$@"; do
