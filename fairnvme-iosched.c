@@ -1244,6 +1244,10 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 				 fnv_charge(fd, rq) << SECTOR_SHIFT);
 	if (fd->wrr_mode == FNV_WRR_SOFT) {
 		cost = fnv_charge(fd, rq);
+		/* the probe's part, given back at the period's end */
+		if (tn && tn->cm_tilt != FNV_CM_TILT_ONE)
+			tn->cm_tilt_paid += (s64)cost -
+				(s64)fnv_charge_at(fd, rq, FNV_CM_TILT_ONE);
 	} else {
 		/*
 		 * Charge first: a tenant left without budget need not wait.

@@ -147,6 +147,7 @@ struct fnv_tenant {
 	u32 nr_disp;			/* dispatches, under fnv_data.lock */
 	u64 svc;			/* their cost, under fnv_data.lock */
 	u32 cm_tilt;			/* cost.c's probe: charge, 1/1024 */
+	s64 cm_tilt_paid;		/* ... over the untilted, fnv_data.lock */
 	u8 cm_class;			/* ... its size probe's class, or 0 */
 	/*
 	 * Were it alone: its requests outstanding (1/2^16, a mean over
@@ -484,10 +485,10 @@ static inline int fnv_cm_type(struct request *rq, bool *sect)
  * the tenant's tilt for the period, the probe that lets the model tell a
  * command's cost from a sector's (cost.c).
  */
-static inline u64 fnv_charge(struct fnv_data *fd, struct request *rq)
+static inline u64 fnv_charge_at(struct fnv_data *fd, struct request *rq,
+				u32 tilt)
 {
 	const struct fnv_cm *m = &fd->cm;
-	struct fnv_tenant *tn = fnv_rq_tenant(rq);
 	u64 sect = blk_rq_sectors(rq);
 	bool by_sect;
 	int t;
@@ -497,9 +498,15 @@ static inline u64 fnv_charge(struct fnv_data *fd, struct request *rq)
 	t = fnv_cm_type(rq, &by_sect);
 	if (!by_sect)
 		sect = 0;
+	return fnv_cm_charge(m->c_cmd[t], m->c_sect[t], sect, tilt);
+}
+
+static inline u64 fnv_charge(struct fnv_data *fd, struct request *rq)
+{
+	struct fnv_tenant *tn = fnv_rq_tenant(rq);
+
 	/* times the model's probe (cost.c): the tenant's tilt this period */
-	return fnv_cm_charge(m->c_cmd[t], m->c_sect[t], sect,
-			     tn ? tn->cm_tilt : FNV_CM_TILT_ONE);
+	return fnv_charge_at(fd, rq, tn ? tn->cm_tilt : FNV_CM_TILT_ONE);
 }
 
 /*
