@@ -343,7 +343,15 @@ void d2fq_period_flow(struct d2fq_period *p, struct d2fq_flow *f,
 		      const u32 w[D2FQ_NR_CLASSES])
 {
 	u64 vt = atomic64_read(&f->vt);
-	u64 d = vt - f->vt_prev;
+	/*
+	 * Its advance, 0 if it went back: the cost model's probe gives a
+	 * tenant back what its tilt charged over at the control period's end
+	 * (fnv_tilt_refund()), and a flow whose completions came late went
+	 * back over the period; unsigned, that was 2^64 and Eq. 2 took the
+	 * ratio to its largest.
+	 */
+	s64 adv = d2fq_vt_diff(vt, f->vt_prev);
+	u64 d = adv > 0 ? adv : 0;
 	s64 gap = d2fq_vt_diff(vt, p->gvt);
 	int c;
 

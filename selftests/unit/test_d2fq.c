@@ -309,6 +309,33 @@ static void test_period(void)
 	tap_ok(d2fq_period_end(&p, 64, 8000) == D2FQ_HL_MIN,
 	       "nothing served through low or medium: falls back to %u",
 	       D2FQ_HL_MIN);
+	/*
+	 * A flow that went back (the probe's tilt given back) advanced 0,
+	 * not 2^64: the one at gvt, as one that stalled; the one furthest
+	 * ahead does not take the ratio to its largest.
+	 */
+	atomic64_set(&a.vt, 900);
+	atomic64_set(&b.vt, 1000 + 9000);
+	a.vt_prev = 1000;
+	b.vt_prev = 1000 + 5000;
+	d2fq_period_begin(&p, 900);
+	d2fq_period_flow(&p, &b, w);
+	d2fq_period_flow(&p, &a, w);
+	tap_ok(p.d_min == 0 && p.gap_min == 0 && p.d_max == 4000,
+	       "the flow at gvt went back: advanced %llu (0)",
+	       (unsigned long long)p.d_min);
+	atomic64_set(&a.vt, 1000);
+	atomic64_set(&b.vt, 1000 + 9000);
+	a.vt_prev = 0;
+	b.vt_prev = 1000 + 9500;
+	d2fq_period_begin(&p, 1000);
+	d2fq_period_flow(&p, &a, w);
+	d2fq_period_flow(&p, &b, w);
+	tap_ok(p.d_max == 0 && p.d_min == 1000 &&
+	       d2fq_period_end(&p, 16, 8000) < D2FQ_HL_MAX,
+	       "the flow furthest ahead went back: advanced %llu (0), the ratio %u stays under %u",
+	       (unsigned long long)p.d_max, d2fq_period_end(&p, 16, 8000),
+	       D2FQ_HL_MAX);
 	b.active = false;
 	d2fq_period_begin(&p, 1000);
 	d2fq_period_flow(&p, &b, w);
@@ -1299,7 +1326,7 @@ int main(void)
 		 6 +			/* test_gvt_threads */
 		 7 +			/* test_eq1 */
 		 11 +			/* test_eq23 */
-		 10 +			/* test_period */
+		 12 +			/* test_period */
 		 9 +			/* test_arb */
 		 10 +			/* test_park */
 		 6 +			/* test_hold */
