@@ -708,7 +708,7 @@ static bool fnv_probe_step(struct fnv_data *fd, u8 closed, bool probe,
  * only if its service follows the tilt within the period; it followed a
  * period late: t21's FUA writer at weight 100 beside a reader at 300 on
  * 6.12 paid 9.1 to 9.4 sectors a 4 KiB write, the reader 8.1 to 8.2 a
- * read, priced alike (8), and got 0.224 to 0.228 of the IOPS where 0.25
+ * read, priced alike (8), and got 0.227 and 0.228 of the IOPS where 0.25
  * is due. What the tilt charged over the untilted cost in the period is
  * taken off the tenant's virtual time at its end (added back when under):
  * the mix still moves within the period, and over periods the tenant pays

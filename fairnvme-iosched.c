@@ -341,6 +341,7 @@ static void fnv_tenant_hold(struct fnv_tenant *tn, bool hold)
 void fnv_tenant_leave(struct fnv_tenant *tn)
 {
 	tn->cm_tilt = FNV_CM_TILT_ONE;	/* the probe walks the active list */
+	tn->cm_tilt_paid = 0;
 	tn->cm_class = 0;
 	tn->alone_q16 = 0;		/* it comes back with another queue */
 	list_del_init(&tn->active_node);
@@ -1244,8 +1245,11 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 				 fnv_charge(fd, rq) << SECTOR_SHIFT);
 	if (fd->wrr_mode == FNV_WRR_SOFT) {
 		cost = fnv_charge(fd, rq);
-		/* the probe's part, given back at the period's end */
-		if (tn && tn->cm_tilt != FNV_CM_TILT_ONE)
+		/*
+		 * The probe's part, given back at the period's end; a
+		 * requeue's was counted at its first dispatch
+		 */
+		if (tn && cls != -2 && tn->cm_tilt != FNV_CM_TILT_ONE)
 			tn->cm_tilt_paid += (s64)cost -
 				(s64)fnv_charge_at(fd, rq, FNV_CM_TILT_ONE);
 	} else {

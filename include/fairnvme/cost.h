@@ -83,7 +83,9 @@
 /*
  * A tilted tenant's charge, in 1/1024: over 1 - 1/4 and over 1 + 1/4 in
  * turn, so that its service (1 / its charge) is +-1/4 of its due, and even
- * over two periods (a charge of 1 +- 1/4 gave it 1/15 more than its due)
+ * over two periods if its service follows at once (a charge of 1 +- 1/4
+ * gave it 1/15 more than its due). What it charged over the untilted goes
+ * back at each period's end (fnv_tilt_refund()): service follows late.
  */
 #define FNV_CM_TILT_ONE		1024U
 #define FNV_CM_TILT_UP		1365U

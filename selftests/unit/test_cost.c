@@ -73,6 +73,7 @@ struct tenant {
 	/* the loop's */
 	double vt;
 	u32 tilt;
+	double paid;			/* the tilt's charge over the untilted */
 	u64 nr[FNV_CM_TYPES], sect_p[FNV_CM_TYPES];
 	/* served while measured: commands, bytes, device time */
 	double s_nr, s_bytes, s_ns;
@@ -112,6 +113,7 @@ static void loop(struct fnv_cm *m, enum dev d, struct tenant *tn, int n,
 	for (i = 0; i < n; i++) {
 		tn[i].s_nr = tn[i].s_bytes = tn[i].s_ns = 0;
 		tn[i].tilt = FNV_CM_TILT_ONE;
+		tn[i].paid = 0;
 	}
 	for (p = 0; p < periods; p++) {
 		struct fnv_cm_win w = {};
@@ -136,6 +138,9 @@ static void loop(struct fnv_cm *m, enum dev d, struct tenant *tn, int n,
 			c = fnv_cm_charge(m->c_cmd[t], m->c_sect[t], x->sect,
 					  x->tilt);
 			x->vt += (double)c / x->weight;
+			x->paid += (double)c -
+				   fnv_cm_charge(m->c_cmd[t], m->c_sect[t],
+						 x->sect, FNV_CM_TILT_ONE);
 			ns = (full_at(p) ? dev_ns(d, x->sect, t) :
 			      held_ns(d, x->sect, t)) *
 			     (0.95 + 0.1 * rnd() / 32768);
@@ -155,6 +160,11 @@ static void loop(struct fnv_cm *m, enum dev d, struct tenant *tn, int n,
 		w.full = full_at(p);
 		w.busy_ns = (u64)(now + edge * last * (rnd() / 16384.0 - 1));
 		fnv_cm_update(m, &w);
+		/* the tilt's surplus back, as fnv_tilt_refund() */
+		for (i = 0; i < n; i++) {
+			tn[i].vt -= tn[i].paid / tn[i].weight;
+			tn[i].paid = 0;
+		}
 		lo = tn[0].vt;
 		for (i = 0; i < n; i++) {
 			tn[i].tilt = fnv_cm_tilt(m, tn[i].nr[0] + tn[i].nr[1] +
