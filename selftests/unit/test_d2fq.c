@@ -263,6 +263,20 @@ static void test_eq23(void)
 	       "Eq.3: 2^40 bytes per class do not overflow");
 }
 
+/* a period over flows @a and @b, from vt_prev @pa, @pb to vt @va, @vb */
+static void period2(struct d2fq_period *p, struct d2fq_flow *a, u64 pa,
+		    u64 va, struct d2fq_flow *b, u64 pb, u64 vb, u64 gvt,
+		    const u32 *w)
+{
+	a->vt_prev = pa;
+	b->vt_prev = pb;
+	atomic64_set(&a->vt, va);
+	atomic64_set(&b->vt, vb);
+	d2fq_period_begin(p, gvt);
+	d2fq_period_flow(p, a, w);
+	d2fq_period_flow(p, b, w);
+}
+
 static void test_period(void)
 {
 	u32 w[D2FQ_NR_CLASSES] = { 0, 16, 4, 1 };
@@ -314,23 +328,11 @@ static void test_period(void)
 	 * not 2^64: the one at gvt, as one that stalled; the one furthest
 	 * ahead does not take the ratio to its largest.
 	 */
-	atomic64_set(&a.vt, 900);
-	atomic64_set(&b.vt, 1000 + 9000);
-	a.vt_prev = 1000;
-	b.vt_prev = 1000 + 5000;
-	d2fq_period_begin(&p, 900);
-	d2fq_period_flow(&p, &b, w);
-	d2fq_period_flow(&p, &a, w);
+	period2(&p, &a, 1000, 900, &b, 6000, 10000, 900, w);
 	tap_ok(p.d_min == 0 && p.gap_min == 0 && p.d_max == 4000,
 	       "the flow at gvt went back: advanced %llu (0)",
 	       (unsigned long long)p.d_min);
-	atomic64_set(&a.vt, 1000);
-	atomic64_set(&b.vt, 1000 + 9000);
-	a.vt_prev = 0;
-	b.vt_prev = 1000 + 9500;
-	d2fq_period_begin(&p, 1000);
-	d2fq_period_flow(&p, &a, w);
-	d2fq_period_flow(&p, &b, w);
+	period2(&p, &a, 0, 1000, &b, 10500, 10000, 1000, w);
 	tap_ok(p.d_max == 0 && p.d_min == 1000 &&
 	       d2fq_period_end(&p, 16, 8000) < D2FQ_HL_MAX,
 	       "the flow furthest ahead went back: advanced %llu (0), the ratio %u stays under %u",
