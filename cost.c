@@ -59,11 +59,8 @@
  * +1/4, the smaller ones' by -1/4, then the other way the next period;
  * every other pair of periods tilts by the share of writes instead. What
  * the tilt charged a tenant over its untilted charge in a period goes back
- * to its virtual time at the period's end (fnv_tilt_refund()): its service
- * followed the tilt a period late, and it paid more than its cost (a FUA
- * writer at weight 100, 9.1 to 9.4 sectors a 4 KiB write where a reader
- * paid 8.1, both priced 8). So a tenant's service over periods is what
- * its weight gives; the windows'
+ * to its virtual time at the period's end (fnv_tilt_refund() says why), so
+ * a tenant's service over periods is what its weight gives; the windows'
  * mixes differ by about the tilt, enough for the fit (tilts of 1/4 found
  * the cost of 128 KiB against 4 KiB within 5 % in simulation, where 1/8
  * left it a third short). Only a window that counted (a busy device, where
