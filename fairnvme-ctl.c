@@ -771,6 +771,7 @@ void fnv_ctl_workfn(struct work_struct *work)
 	list_for_each_entry(tn, &fd->active, active_node) {
 		struct fnv_sample smp;
 		enum fnv_state old;
+		u64 tag_wait;
 		u32 w, ew;
 
 		/*
@@ -785,6 +786,8 @@ void fnv_ctl_workfn(struct work_struct *work)
 				WRITE_ONCE(tn->d2.id, id);
 		}
 		fnv_take_sample(tn, &smp);
+		tag_wait = tn->tag_wait;
+		tn->tag_wait = 0;
 		/* backlogged: see fnv_ctl_period() */
 		smp.queued = tn->queued_behind || tn->nr_queued > 1;
 		tn->queued_behind = false;
@@ -802,11 +805,14 @@ void fnv_ctl_workfn(struct work_struct *work)
 		/*
 		 * Were it alone (cost.c): its requests outstanding, the sum
 		 * of their latencies over the period's length (Little's
-		 * law), over 8 periods; its mix this period
+		 * law), over 8 periods, and the time the requests inserted
+		 * in it waited for a tag (alone it would have sent them;
+		 * lost in a period without a completion); its mix this
+		 * period
 		 */
 		if (smp.nr && dt) {
-			u64 q16 = div64_u64(smp.lat_sum * FNV_SAMPLE_EVERY
-					    << 16, dt);
+			u64 q16 = div64_u64((smp.lat_sum * FNV_SAMPLE_EVERY +
+					     tag_wait) << 16, dt);
 
 			tn->alone_q16 = tn->alone_q16 ?
 					tn->alone_q16 - (tn->alone_q16 >> 3) +

@@ -344,6 +344,7 @@ void fnv_tenant_leave(struct fnv_tenant *tn)
 	tn->cm_tilt_paid = 0;
 	tn->cm_class = 0;
 	tn->alone_q16 = 0;		/* it comes back with another queue */
+	tn->tag_wait = 0;
 	list_del_init(&tn->active_node);
 	fnv_tenant_hold(tn, false);
 }
@@ -773,6 +774,8 @@ static void fnv_insert_request(struct fnv_data *fd, struct request *rq,
 	trace_block_rq_insert(rq);
 	rq->fifo_time = fd->seq++;
 	WRITE_ONCE(fd->nr_queued, fd->nr_queued + 1);
+	if (tn && !at_head)
+		tn->tag_wait += fnv_rq_tag_wait(rq);
 
 	/*
 	 * TABS counts what the host issues (a requeue was counted once and

@@ -151,10 +151,13 @@ struct fnv_tenant {
 	u8 cm_class;			/* ... its size probe's class, or 0 */
 	/*
 	 * Were it alone: its requests outstanding (1/2^16, a mean over
-	 * periods by Little's law) and its mean latency (ns, cost.c)
+	 * periods by Little's law) and its mean latency (ns, cost.c); and
+	 * how long the requests inserted this period waited before their
+	 * allocation (ns, under fnv_data.lock: fnv_rq_tag_wait())
 	 */
 	u64 alone_q16;
 	u64 alone_ns;
+	u64 tag_wait;
 	/*
 	 * The cgroup is removed: set by fnv_pd_offline() without
 	 * fnv_data.lock, read under it (a tenant seen online there a last
@@ -456,6 +459,34 @@ static inline void fnv_rq_set_depth(struct request *rq,
 static inline struct fnv_tenant *fnv_rq_tenant(struct request *rq)
 {
 	return rq->elv.priv[0];
+}
+
+/* The most one request's wait before its allocation counts for. */
+#define FNV_TAG_WAIT_MAX	NSEC_PER_SEC
+
+/*
+ * How long a read or write @rq's first bio waited between its submission
+ * and the request's allocation: mostly for a scheduler tag (our
+ * limit_depth, or all taken), also in an rq_qos throttle or a queue
+ * freeze (not io.max's: blk-throttle stamps a bio again when it lets it
+ * go). The tenant had that much more outstanding than it had requests;
+ * alone, it would have sent them. Both stamps are the block layer's
+ * (bio_issue_init(), blk_mq_rq_ctx_init()), on the same clock: no clock
+ * read. 0 where the first bio has no stamp of its own (a split's front
+ * part, a front merge of a later bio) or for another command.
+ */
+static inline u64 fnv_rq_tag_wait(struct request *rq)
+{
+	u64 issue, start;
+
+	if (!rq->bio || (req_op(rq) != REQ_OP_READ &&
+			 req_op(rq) != REQ_OP_WRITE))
+		return 0;
+	issue = bio_issue_time(&rq->bio->bi_issue);
+	start = __bio_issue_time(rq->start_time_ns);
+	if (!issue || start <= issue)
+		return 0;
+	return min_t(u64, start - issue, FNV_TAG_WAIT_MAX);
 }
 
 /*
