@@ -31,6 +31,10 @@
 # least 0.95 of none's in the same boot. Printed: the shares under none
 # (and bfq, its io.bfq.weight the same, with peers=1), debugfs
 # cost_learned, and the learned costs beside the configured ones.
+# In check-extended (or with fnv.args=t29_alone=1), each tenant also runs
+# alone under none, and the cost model's alone estimator (debugfs
+# tenant_dump's alone_us during the shared run) is printed beside fio's
+# mean latency alone (issue 35, item 2; lib.sh's alone_print).
 . /tests/lib.sh
 
 RT=${FNV_T29_RUNTIME:-15}
@@ -41,6 +45,10 @@ RUNS="a:eq b:eq c:eq"
 [ "${FNV_extended:-0}" = 1 ] &&
 	RUNS="a:eq a:w15 a:rw a:wr b:eq b:w15 b:rw b:wr c:eq c:w15 c:rw c:wr c:fua c:fua3 d:eq d:w15 d:wr"
 [ -n "${FNV_t29_runs:-}" ] && RUNS=$(echo "$FNV_t29_runs" | tr + ' ')
+ALONE=${FNV_t29_alone:-${FNV_extended:-0}}
+RT_ALONE=${FNV_T29_ALONE:-6}
+# tenant_dump each second, for alone_print
+FNV_DUMP_TENANTS=$ALONE
 case "$(uname -r)" in
 6.1.*) fua_sched=0 ;;
 *) fua_sched=1 ;;
@@ -187,6 +195,16 @@ for r in $RUNS; do
 	elif peers_on; then
 		diag "$d/$c: bfq not run (no bfq, or no io.bfq.weight)"
 	fi
+	if [ "$ALONE" = 1 ]; then
+		set_sched "$dev" none
+		for t in A B; do
+			if tenants_run "$dev" "$RT_ALONE" "$BASE" "$t"; then
+				tenant_mlat "$t" >"$FNV_WORK/alone-$t.lat"
+			else
+				: >"$FNV_WORK/alone-$t.lat"
+			fi
+		done
+	fi
 	set_sched "$dev" fairnvme
 	depth_watch_start "$dev"
 	tenants_run "$dev" "$RT" "$BASE" A B
@@ -195,6 +213,7 @@ for r in $RUNS; do
 	cl=$(fnv_dbg "$dev" cost_learned)
 	diag "$d/$c: $cl"
 	diag "$d/$c: learned against configured: $(accuracy "$d" "$cl")"
+	[ "$ALONE" = 0 ] || alone_print alone A B
 	[ "$FUA_A" = 0 ] || diag "$d/$c: tabs: $(fnv_dbg "$dev" tabs | tr '\n' ' ')"
 	if [ "$(tenant_rc A)" != 0 ] || [ "$(tenant_rc B)" != 0 ]; then
 		not_ok "$desc" "fio exited $(tenant_rc A) and $(tenant_rc B)"
