@@ -33,8 +33,12 @@
 # cost_learned, and the learned costs beside the configured ones.
 # In check-extended (or with fnv.args=t29_alone=1), each tenant also runs
 # alone under none, and the cost model's alone estimator (debugfs
-# tenant_dump's alone_us during the shared run) is printed beside fio's
-# mean latency alone (issue 35, item 2; lib.sh's alone_print).
+# tenant_dump's alone_us during the shared run) is asserted within 25 %
+# of fio's mean latency alone (issue 35, item 2; lib.sh's alone_print).
+# On 6.1 that held for 21 of 24 tenants (c/w15's 16 KiB reader at 1.248);
+# not for fnvssd's rw pair (1.45, 1.71: the fit prices its writes), nor
+# b/w15's 4 KiB reader (0.59: fio, short of the guest's CPUs, keeps 10 of
+# its 16 outstanding).
 . /tests/lib.sh
 
 RT=${FNV_T29_RUNTIME:-15}
@@ -45,20 +49,24 @@ RUNS="a:eq b:eq c:eq"
 [ "${FNV_extended:-0}" = 1 ] &&
 	RUNS="a:eq a:w15 a:rw a:wr b:eq b:w15 b:rw b:wr c:eq c:w15 c:rw c:wr c:fua c:fua3 d:eq d:w15 d:wr"
 [ -n "${FNV_t29_runs:-}" ] && RUNS=$(echo "$FNV_t29_runs" | tr + ' ')
-ALONE=${FNV_t29_alone:-${FNV_extended:-0}}
-RT_ALONE=${FNV_T29_ALONE:-6}
-# tenant_dump each second, for alone_print
-FNV_DUMP_TENANTS=$ALONE
 case "$(uname -r)" in
 6.1.*) fua_sched=0 ;;
 *) fua_sched=1 ;;
 esac
+ALONE=${FNV_t29_alone:-${FNV_extended:-0}}
+RT_ALONE=${FNV_T29_ALONE:-6}
+# tenant_dump each second, for alone_print
+FNV_DUMP_TENANTS=$ALONE
 n=0
 for r in $RUNS; do
 	case $r in
 	*:fua*) n=$((n + 1)) ;;
 	a:* | b:*) n=$((n + 2)) ;;
 	*) n=$((n + 1)) ;;
+	esac
+	case $r in
+	*:fua*) [ $fua_sched = 0 ] || n=$((n + 2 * ALONE)) ;;
+	*) n=$((n + 2 * ALONE)) ;;
 	esac
 done
 tap_plan $((n + 1))
@@ -213,7 +221,13 @@ for r in $RUNS; do
 	cl=$(fnv_dbg "$dev" cost_learned)
 	diag "$d/$c: $cl"
 	diag "$d/$c: learned against configured: $(accuracy "$d" "$cl")"
-	[ "$ALONE" = 0 ] || alone_print alone A B
+	if [ "$ALONE" = 1 ]; then
+		alone_print alone A B
+		for t in A B; do
+			assert_near "$d/$c: $t's alone latency predicted over fio's" \
+				"$(alone_ratio alone "$t")" 1 25
+		done
+	fi
 	[ "$FUA_A" = 0 ] || diag "$d/$c: tabs: $(fnv_dbg "$dev" tabs | tr '\n' ' ')"
 	if [ "$(tenant_rc A)" != 0 ] || [ "$(tenant_rc B)" != 0 ]; then
 		not_ok "$desc" "fio exited $(tenant_rc A) and $(tenant_rc B)"
