@@ -160,6 +160,8 @@ struct tabs {
 	u64 bytes_ival[TABS_NR_FAIR];	/* completed in the interval */
 	u64 nr_ival[TABS_NR_FAIR];	/* ... requests */
 	bool lone_prev[TABS_NR_FAIR];	/* the last interval was the type's */
+	/* ... and its rate, if it measured one (else 0) */
+	u64 rate_prev[TABS_NR_FAIR];
 	bool seen[TABS_NR_TYPES];	/* in flight during the interval */
 
 	/* statistics since tabs_init() (debugfs) */

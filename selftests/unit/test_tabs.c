@@ -596,68 +596,90 @@ static void test_bwmax_auto(void)
 	       "reads alone for one interval, the one before not theirs: nothing measured");
 	run_ival(&t, TABS_READ, 1000);
 	tabs_tick(&t, &p, 300 * MS);
+	tap_ok(!t.bwmax_auto[TABS_READ] && !t.bwmax[TABS_READ],
+	       "reads alone again: one rate, not two in a row, still unknown");
+	run_ival(&t, TABS_READ, 1000);
+	tabs_tick(&t, &p, 400 * MS);
 	tap_ok(t.bwmax_auto[TABS_READ] == 163840000 &&
 	       t.bwmax[TABS_READ] == 163840000 && !t.bwmax_auto[TABS_FUA],
-	       "reads alone again, 1000 x 16 KiB in 100 ms: BWmax_read 163840000, in use (got %llu)",
+	       "reads alone a third time, 1000 x 16 KiB in 100 ms each: BWmax_read 163840000, in use (got %llu)",
 	       (unsigned long long)t.bwmax_auto[TABS_READ]);
 	run_ival(&t, TABS_READ, 3000);
 	run_ival(&t, TABS_FUA, 1);
-	tabs_tick(&t, &p, 400 * MS);
+	tabs_tick(&t, &p, 500 * MS);
 	tap_ok(t.bwmax_auto[TABS_READ] == 163840000 && !t.bwmax_auto[TABS_FUA],
 	       "reads and FUA writes together, reads 3x faster: unchanged");
 	run_ival(&t, TABS_READ, 3000);
 	run_ival(&t, TABS_WRITE, 1);
-	tabs_tick(&t, &p, 500 * MS);
+	tabs_tick(&t, &p, 600 * MS);
 	tap_ok(t.bwmax_auto[TABS_READ] == 163840000,
 	       "reads beside one other write: unchanged");
 	/* a run's tail: the reader ended, the writer's last requests alone */
 	run_ival(&t, TABS_FUA, 16);
-	tabs_tick(&t, &p, 600 * MS);
+	tabs_tick(&t, &p, 700 * MS);
 	tap_ok(!t.bwmax_auto[TABS_FUA],
 	       "16 FUA writes alone after a mixed interval: nothing measured");
 	run_ival(&t, TABS_FUA, 100);
-	tabs_tick(&t, &p, 700 * MS);
+	tabs_tick(&t, &p, 800 * MS);
+	run_ival(&t, TABS_FUA, 100);
+	tabs_tick(&t, &p, 900 * MS);
 	tap_ok(t.bwmax_auto[TABS_FUA] == 16384000 &&
 	       t.bwmax_auto[TABS_READ] == 163840000,
-	       "FUA writes alone again, 100 in 100 ms: BWmax_fua 16384000");
+	       "FUA writes alone two intervals more, 100 in 100 ms each: BWmax_fua 16384000");
 	run_ival(&t, TABS_FUA, TABS_LONE_MIN_NR - 1);
-	tabs_tick(&t, &p, 800 * MS);
+	tabs_tick(&t, &p, 1000 * MS);
 	tap_ok(t.bwmax_auto[TABS_FUA] == 16384000,
 	       "FUA writes alone, %d in 100 ms: too few, nothing measured",
 	       TABS_LONE_MIN_NR - 1);
 	run_ival(&t, TABS_READ, 100);
-	tabs_tick(&t, &p, 900 * MS);
+	tabs_tick(&t, &p, 1100 * MS);
 	run_ival(&t, TABS_READ, 100);
-	tabs_tick(&t, &p, 1000 * MS);
+	tabs_tick(&t, &p, 1200 * MS);
+	tap_ok(t.bwmax_auto[TABS_READ] == 163840000,
+	       "reads alone at 16384000, the first rate of a run of them: unchanged");
+	run_ival(&t, TABS_READ, 100);
+	tabs_tick(&t, &p, 1300 * MS);
 	tap_ok(t.bwmax_auto[TABS_READ] == 161536000,
-	       "reads alone at 16384000 twice: down 1/64 of the gap once, to 161536000 (got %llu)",
+	       "... and again: down 1/64 of the gap once, to 161536000 (got %llu)",
 	       (unsigned long long)t.bwmax_auto[TABS_READ]);
 
 	/* a FUA write in flight across the tick: the next interval is mixed */
 	tabs_dispatched(&t, TABS_FUA, KIB16);
-	tabs_tick(&t, &p, 1100 * MS);
+	tabs_tick(&t, &p, 1400 * MS);
 	run_ival(&t, TABS_READ, 3000);
 	tabs_completed(&t, TABS_FUA, KIB16);
-	tabs_tick(&t, &p, 1200 * MS);
+	tabs_tick(&t, &p, 1500 * MS);
 	tap_ok(t.bwmax_auto[TABS_READ] == 161536000,
 	       "FUA in flight when the interval began: reads not alone, unchanged");
 	run_ival(&t, TABS_READ, 3000);
-	tabs_tick(&t, &p, 1300 * MS);
+	tabs_tick(&t, &p, 1600 * MS);
 	tap_ok(t.bwmax_auto[TABS_READ] == 161536000,
 	       "reads alone after it, faster: the first interval measures nothing");
 	run_ival(&t, TABS_READ, 3000);
-	tabs_tick(&t, &p, 1400 * MS);
-	tap_ok(t.bwmax_auto[TABS_READ] == 491520000,
-	       "reads alone, faster (3000 in 100 ms): up at once, 491520000");
+	tabs_tick(&t, &p, 1700 * MS);
+	tap_ok(t.bwmax_auto[TABS_READ] == 161536000,
+	       "one faster interval (3000 in 100 ms), a burst: not raised");
+	run_ival(&t, TABS_READ, 1000);
+	tabs_tick(&t, &p, 1800 * MS);
+	tap_ok(t.bwmax_auto[TABS_READ] == 163840000,
+	       "the next at 1000: up to the lower of the two, 163840000 (got %llu)",
+	       (unsigned long long)t.bwmax_auto[TABS_READ]);
 	run_ival(&t, TABS_READ, 3000);
-	tabs_tick(&t, &p, 1400 * MS + MS / 2);
+	tabs_tick(&t, &p, 1900 * MS);
+	run_ival(&t, TABS_READ, 3000);
+	tabs_tick(&t, &p, 2000 * MS);
+	tap_ok(t.bwmax_auto[TABS_READ] == 491520000,
+	       "3000 in two intervals in a row: up, 491520000 (got %llu)",
+	       (unsigned long long)t.bwmax_auto[TABS_READ]);
+	run_ival(&t, TABS_READ, 3000);
+	tabs_tick(&t, &p, 2000 * MS + MS / 2);
 	tap_ok(t.bwmax_auto[TABS_READ] == 491520000,
 	       "a tick 0.5 ms later: too short, nothing measured");
-	tabs_tick(&t, &p, 1500 * MS);
+	tabs_tick(&t, &p, 2100 * MS);
 	tap_ok(t.bwmax_auto[TABS_READ] == 491520000,
 	       "... the interval went on to 100 ms: 3000 reads, 491520000");
 	p.bwmax[TABS_READ] = 1000000000;
-	tabs_tick(&t, &p, 1600 * MS);
+	tabs_tick(&t, &p, 2200 * MS);
 	tap_ok(t.bwmax[TABS_READ] == 1000000000 &&
 	       t.bwmax_auto[TABS_READ] == 491520000 &&
 	       t.bwmax[TABS_FUA] == 16384000,
@@ -692,9 +714,11 @@ static void test_done_restart(void)
 	p.bwmax[TABS_READ] = 0;
 	tabs_init(&t, 0);
 	run_ival(&t, TABS_READ, 1000);
-	tabs_tick(&t, &p, 100 * MS);
+	tabs_tick(&t, &p, 50 * MS);
 	run_ival(&t, TABS_READ, 1000);
-	tabs_tick(&t, &p, 200 * MS);
+	tabs_tick(&t, &p, 150 * MS);
+	run_ival(&t, TABS_READ, 1000);
+	tabs_tick(&t, &p, 250 * MS);
 	insert(&t, TABS_READ, 300);
 	insert(&t, TABS_FUA, 100);
 	tabs_tick(&t, &p, 300 * MS);
@@ -718,8 +742,12 @@ static void test_done_restart(void)
 	       "first two intervals after restart: nothing measured (3x faster reads ignored)");
 	run_ival(&t, TABS_READ, 3000);
 	tabs_tick(&t, &p, 2300 * MS);
+	tap_ok(t.bwmax_auto[TABS_READ] == 163840000,
+	       "the next one: a first rate, kept (unchanged)");
+	run_ival(&t, TABS_READ, 3000);
+	tabs_tick(&t, &p, 2400 * MS);
 	tap_ok(t.bwmax_auto[TABS_READ] == 491520000,
-	       "the next one measures again: 491520000");
+	       "and one more: two in a row, 491520000");
 }
 
 /* 6. Bad and extreme input */
@@ -1047,8 +1075,8 @@ int main(void)
 		 4 +		/* test_alpha_carry */
 		 5 +		/* test_demand */
 		 6 +		/* test_regoal */
-		 15 +		/* test_bwmax_auto */
-		 6 +		/* test_done_restart */
+		 19 +		/* test_bwmax_auto */
+		 7 +		/* test_done_restart */
 		 17);		/* test_edges */
 	test_params();
 	test_phases();
