@@ -723,7 +723,9 @@ static void fnv_tilt_refund(struct fnv_tenant *tn)
 	if (!paid)
 		return;
 	tn->cm_tilt_paid = 0;
-	d = d2fq_vt_delta((u64)(paid > 0 ? paid : -paid) << SECTOR_SHIFT,
+	/* 1/2^FNV_CM_SHIFT sectors (fnv_charge_at()) to bytes */
+	d = d2fq_vt_delta((u64)(paid > 0 ? paid : -paid) >>
+			  (FNV_CM_SHIFT - SECTOR_SHIFT),
 			  READ_ONCE(tn->d2.weight));
 	if (paid > 0)
 		atomic64_sub(d, &tn->d2.vt);

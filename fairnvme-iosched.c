@@ -1015,7 +1015,7 @@ static struct request *fnv_d2fq_take(struct fnv_data *fd,
 
 	rq = fnv_tenant_next(tn);
 	*cls = f->cls;
-	d2fq_flow_served(f, f->cls, fnv_charge(fd, rq) << SECTOR_SHIFT);
+	d2fq_flow_served(f, f->cls, fnv_charge_bytes(fnv_charge(fd, rq)));
 	/* with its last request, it is parked at the end of the rotation */
 	to = tn->nr_queued > 1 ? fnv_d2fq_class(fd, f) : f->cls;
 	fnv_trace_class(fd, tn, f->cls, to, 0);
@@ -1245,16 +1245,18 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	tn = fnv_rq_tenant(rq);
 	if (cls == -3)	/* counted as the urgent class in io.fairnvme.stat */
 		d2fq_flow_served(&tn->d2, D2FQ_URGENT,
-				 fnv_charge(fd, rq) << SECTOR_SHIFT);
+				 fnv_charge_bytes(fnv_charge(fd, rq)));
 	if (fd->wrr_mode == FNV_WRR_SOFT) {
-		cost = fnv_charge(fd, rq);
+		u64 fine = fnv_charge(fd, rq);
+
 		/*
 		 * The probe's part, given back at the period's end; a
 		 * requeue's was counted at its first dispatch
 		 */
 		if (tn && cls != -2 && tn->cm_tilt != FNV_CM_TILT_ONE)
-			tn->cm_tilt_paid += (s64)cost -
+			tn->cm_tilt_paid += (s64)fine -
 				(s64)fnv_charge_at(fd, rq, FNV_CM_TILT_ONE);
+		cost = fnv_charge_carry(tn, fine);
 	} else {
 		/*
 		 * Charge first: a tenant left without budget need not wait.

@@ -148,6 +148,8 @@ struct fnv_tenant {
 	u64 svc;			/* their cost, under fnv_data.lock */
 	u32 cm_tilt;			/* cost.c's probe: charge, 1/1024 */
 	s64 cm_tilt_paid;		/* ... over the untilted, fnv_data.lock */
+	/* below a sector of its charges, to its next (fnv_cm_carry()) */
+	u32 cm_carry;
 	u8 cm_class;			/* ... its size probe's class, or 0 */
 	/*
 	 * Were it alone: its requests outstanding (1/2^16, a mean over
@@ -510,11 +512,11 @@ static inline int fnv_cm_type(struct request *rq, bool *sect)
 }
 
 /*
- * wrr_mode=soft: what @rq costs, in sectors of a 4 KiB read (cost.c); its
- * size under cost_model=bytes. Other commands than reads and writes
- * (discard, write zeroes) cost one write command, not their size. Times
- * the tenant's tilt for the period, the probe that lets the model tell a
- * command's cost from a sector's (cost.c).
+ * wrr_mode=soft: what @rq costs, in 1/2^FNV_CM_SHIFT sectors of a 4 KiB
+ * read (cost.c), not rounded; its size under cost_model=bytes. Other
+ * commands than reads and writes (discard, write zeroes) cost one write
+ * command, not their size. Times @tilt, the tenant's for the period: the
+ * probe that lets the model tell a command's cost from a sector's.
  */
 static inline u64 fnv_charge_at(struct fnv_data *fd, struct request *rq,
 				u32 tilt)
@@ -525,19 +527,39 @@ static inline u64 fnv_charge_at(struct fnv_data *fd, struct request *rq,
 	int t;
 
 	if (fd->cost_model == FNV_COST_BYTES)
-		return max(sect, 1ULL);
+		return max(sect, 1ULL) << FNV_CM_SHIFT;
 	t = fnv_cm_type(rq, &by_sect);
 	if (!by_sect)
 		sect = 0;
-	return fnv_cm_charge(m->c_cmd[t], m->c_sect[t], sect, tilt);
+	return fnv_cm_charge_fine(m->c_cmd[t], m->c_sect[t], sect, tilt);
 }
 
+/* ... at the tenant's tilt this period (cost.c's probe) */
 static inline u64 fnv_charge(struct fnv_data *fd, struct request *rq)
 {
 	struct fnv_tenant *tn = fnv_rq_tenant(rq);
 
-	/* times the model's probe (cost.c): the tenant's tilt this period */
 	return fnv_charge_at(fd, rq, tn ? tn->cm_tilt : FNV_CM_TILT_ONE);
+}
+
+/* A charge of fnv_charge_at()'s in bytes (of 4 KiB reads), at least 1 */
+static inline u64 fnv_charge_bytes(u64 fine)
+{
+	return max(fine >> (FNV_CM_SHIFT - SECTOR_SHIFT), 1ULL);
+}
+
+/*
+ * ... in sectors, for the virtual time: what a request's charge has below
+ * a sector is carried to @tn's next one (fnv_cm_carry(), fd->lock held).
+ * Rounded one by one, a 4 KiB request costs a whole number of eighths of a
+ * read: a FUA write fitted at 1.07 reads costs 9 sectors, 1.125.
+ */
+static inline u64 fnv_charge_carry(struct fnv_tenant *tn, u64 fine)
+{
+	if (!tn)
+		return max((fine + (1ULL << (FNV_CM_SHIFT - 1))) >>
+			   FNV_CM_SHIFT, 1ULL);
+	return fnv_cm_carry(&tn->cm_carry, fine);
 }
 
 /*

@@ -213,16 +213,44 @@ static inline u64 fnv_cm_time_ns(const struct fnv_cm *m, int t, u64 sect)
 }
 
 /*
- * What a request of @sect sectors costs, in sectors of a 4 KiB read's,
- * times @tilt / FNV_CM_TILT_ONE (the probe's, before the rounding: a 4 KiB
- * read's 8 tilted to 10 and 6 gained its tenant 1/15 over two periods).
+ * What a request of @sect sectors costs, in 1/2^FNV_CM_SHIFT sectors of a
+ * 4 KiB read's (a 4 KiB read: 8 << FNV_CM_SHIFT), times @tilt /
+ * FNV_CM_TILT_ONE (the probe's), not rounded. Below 2^60: c_cmd and c_sect
+ * are u32, @sect at most 2^16 counted, @tilt below 2^11.
  */
-static inline u64 fnv_cm_charge(u32 c_cmd, u32 c_sect, u64 sect, u32 tilt)
+static inline u64 fnv_cm_charge_fine(u32 c_cmd, u32 c_sect, u64 sect,
+				     u32 tilt)
 {
 	u64 c = (u64)c_cmd + (u64)c_sect * min_t(u64, sect, 1ULL << 16);
 
-	c = (((c * tilt) >> 10) + (1ULL << (FNV_CM_SHIFT - 1))) >> FNV_CM_SHIFT;
+	return (c * tilt) >> 10;
+}
+
+/*
+ * ... rounded to sectors, at least 1. A sector is an eighth of a 4 KiB
+ * read: rounded per request, a tilt of 8 to 10 and 6 gained its tenant
+ * 1/15 over two periods, and a 4 KiB FUA write fitted at 1.07 reads costs
+ * 9 sectors, 1.125 reads. The virtual time takes fnv_cm_carry()'s.
+ */
+static inline u64 fnv_cm_charge(u32 c_cmd, u32 c_sect, u64 sect, u32 tilt)
+{
+	u64 c = fnv_cm_charge_fine(c_cmd, c_sect, sect, tilt);
+
+	c = (c + (1ULL << (FNV_CM_SHIFT - 1))) >> FNV_CM_SHIFT;
 	return c ? c : 1;
+}
+
+/*
+ * A charge @fine of fnv_cm_charge_fine()'s in whole sectors, what it has
+ * below one carried in @carry (a tenant's) to the next: over its requests
+ * the tenant pays what the model says, to a sector. One may cost 0 where
+ * the carry is short of a sector; the next pays it.
+ */
+static inline u64 fnv_cm_carry(u32 *carry, u64 fine)
+{
+	fine += *carry;
+	*carry = fine & ((1U << FNV_CM_SHIFT) - 1);
+	return fine >> FNV_CM_SHIFT;
 }
 
 /*

@@ -74,6 +74,7 @@ struct tenant {
 	double vt;
 	u32 tilt;
 	double paid;			/* the tilt's charge over the untilted */
+	u32 carry;			/* below a sector, to the next */
 	u64 nr[FNV_CM_TYPES], sect_p[FNV_CM_TYPES];
 	/* served while measured: commands, bytes, device time */
 	double s_nr, s_bytes, s_ns;
@@ -114,6 +115,7 @@ static void loop(struct fnv_cm *m, enum dev d, struct tenant *tn, int n,
 		tn[i].s_nr = tn[i].s_bytes = tn[i].s_ns = 0;
 		tn[i].tilt = FNV_CM_TILT_ONE;
 		tn[i].paid = 0;
+		tn[i].carry = 0;
 	}
 	for (p = 0; p < periods; p++) {
 		struct fnv_cm_win w = {};
@@ -134,13 +136,20 @@ static void loop(struct fnv_cm *m, enum dev d, struct tenant *tn, int n,
 			t = rnd() % 100 < x->wr_pct;
 			if (t && x->fua)
 				t = FNV_CM_FUA;
-			/* as the kernel charges it: integer, tilt and all */
-			c = fnv_cm_charge(m->c_cmd[t], m->c_sect[t], x->sect,
-					  x->tilt);
+			/*
+			 * as the kernel charges it: tilt and all, in whole
+			 * sectors, what is below one carried to the next
+			 * (fnv_cm_carry())
+			 */
+			c = fnv_cm_charge_fine(m->c_cmd[t], m->c_sect[t],
+					       x->sect, x->tilt);
+			x->paid += ((double)c -
+				    fnv_cm_charge_fine(m->c_cmd[t], m->c_sect[t],
+						       x->sect,
+						       FNV_CM_TILT_ONE)) /
+				   (1 << FNV_CM_SHIFT);
+			c = fnv_cm_carry(&x->carry, c);
 			x->vt += (double)c / x->weight;
-			x->paid += (double)c -
-				   fnv_cm_charge(m->c_cmd[t], m->c_sect[t],
-						 x->sect, FNV_CM_TILT_ONE);
 			ns = (full_at(p) ? dev_ns(d, x->sect, t) :
 			      held_ns(d, x->sect, t)) *
 			     (0.95 + 0.1 * rnd() / 32768);
@@ -810,6 +819,41 @@ static void test_fua(void)
 	share_ok(tn, 2, 0, 2, "flash, FUA writer at 100 vs reader at 300");
 }
 
+/*
+ * The charge in whole sectors with the carry (fnv_cm_carry()): a 4 KiB
+ * FUA write priced at 1.07 reads, 8.56 sectors, is charged 9 alone (1.125
+ * reads), and 8 or 9 with the carry, 8560 over 1000 of them; a tiny
+ * charge (1/4 sector) is charged 0 three times and 1 the fourth.
+ */
+static void test_carry(void)
+{
+	u64 fine = 8 * (1ULL << FNV_CM_SHIFT) * 107 / 100, sum = 0;
+	u32 carry = 0;
+	int i, lo = 0, hi = 0, other = 0;
+
+	tap_ok(fnv_cm_charge(0, 0, 0, FNV_CM_TILT_ONE) == 1 &&
+	       ((fine + (1ULL << (FNV_CM_SHIFT - 1))) >> FNV_CM_SHIFT) == 9,
+	       "rounded: 8.56 sectors cost 9; nothing costs 1");
+	for (i = 0; i < 1000; i++) {
+		u64 c = fnv_cm_carry(&carry, fine);
+
+		sum += c;
+		lo += c == 8;
+		hi += c == 9;
+		other += c != 8 && c != 9;
+	}
+	tap_ok(sum >= 8559 && sum <= 8560 && !other && lo && hi,
+	       "carried: 1000 x 8.56 sectors charged %llu (8560), 8 %d times, 9 %d times, other %d",
+	       (unsigned long long)sum, lo, hi, other);
+	carry = 0;
+	sum = 0;
+	for (i = 0; i < 4; i++)
+		sum = sum * 10 + fnv_cm_carry(&carry, 1ULL << (FNV_CM_SHIFT - 2));
+	tap_ok(sum == 1 && !carry,
+	       "a quarter sector each: 0, 0, 0, 1 (got %04llu), nothing left",
+	       (unsigned long long)sum);
+}
+
 int main(void)
 {
 	tap_plan(3 +		/* test_untrained */
@@ -826,7 +870,8 @@ int main(void)
 		 6 +		/* test_probe */
 		 3 +		/* test_few_full */
 		 4 +		/* test_alone */
-		 3);		/* test_fua */
+		 3 +		/* test_fua */
+		 3);		/* test_carry */
 	test_untrained();
 	test_commands();
 	test_bytes();
@@ -842,5 +887,6 @@ int main(void)
 	test_few_full();
 	test_alone();
 	test_fua();
+	test_carry();
 	return tap_done();
 }
