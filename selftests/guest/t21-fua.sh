@@ -74,6 +74,7 @@ fnv_pair() {
 				cut -d' ' -f2- | sed 's/ budget=.*rcost_us=/ rcost_us=/')"
 		done
 		diag "tabs: $(fnv_dbg "$dev" tabs | tr '\n' ' ')"
+		diag "learned: $(fnv_dbg "$dev" cost_learned | tr '\n' ' ' | cut -d' ' -f1-9)"
 	done
 }
 # at the defaults: W at 100 asserted on 6.1 against none; both on 6.12
