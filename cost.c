@@ -156,11 +156,24 @@ void fnv_cm_init(struct fnv_cm *m)
 }
 
 /* Count a window: false if it says nothing of the costs. */
+static void fnv_cm_sums_add(struct fnv_cm_sums *S, const u64 *u)
+{
+	int i, j;
+
+	for (i = 0; i < FNV_CM_NX; i++) {
+		for (j = 0; j < FNV_CM_NX; j++)
+			S->a[i][j] += u[i] * u[j];
+		S->g[i] += u[i] << FNV_CM_U_SHIFT;
+	}
+	S->n += FNV_CM_N_ONE;
+	S->windows++;
+}
+
 static bool fnv_cm_add(struct fnv_cm *m, const struct fnv_cm_win *w)
 {
 	struct fnv_cm_sums *S = &m->s[w->full ? FNV_CM_FULL : FNV_CM_HELD];
 	u64 x[FNV_CM_NX], u[FNV_CM_NX], nr;
-	int i, j, t;
+	int j, t;
 
 	nr = w->nr[FNV_CM_READ] + w->nr[FNV_CM_WRITE] + w->nr[FNV_CM_FUA];
 	if (nr < FNV_CM_MIN_NR || !w->busy_ns || w->busy_ns * 4 < w->dt_ns * 3)
@@ -174,13 +187,10 @@ static bool fnv_cm_add(struct fnv_cm *m, const struct fnv_cm_win *w)
 		u[j] = min(mul_u64_u64_div_u64(x[j], fnv_cm_prior16[j] <<
 					       (FNV_CM_U_SHIFT - 4),
 					       w->busy_ns), FNV_CM_U_MAX);
-	for (i = 0; i < FNV_CM_NX; i++) {
-		for (j = 0; j < FNV_CM_NX; j++)
-			S->a[i][j] += u[i] * u[j];
-		S->g[i] += u[i] << FNV_CM_U_SHIFT;
-	}
-	S->n += FNV_CM_N_ONE;
-	S->windows++;
+	fnv_cm_sums_add(S, u);
+	/* the long sums: a held window if the held ones are in */
+	if (w->full || m->held_in)
+		fnv_cm_sums_add(&m->slow, u);
 	/* the tilt's reference */
 	m->win_sect16 = div64_u64((w->sect[FNV_CM_READ] +
 				   w->sect[FNV_CM_WRITE] +
@@ -494,6 +504,78 @@ static bool fnv_cm_held_in(struct fnv_cm *m)
 	       m->held_ratio <= FNV_CM_HELD_MAX;
 }
 
+/*
+ * What type @t's requests cost by the fit @z, summed over the windows of
+ * @q as its commands and sectors came in them (the type's mean request,
+ * not one size): in the units of the sums, below 2^61
+ */
+static u64 fnv_cm_type_cost(const struct fnv_cm_sys *q, const u64 *z, int t)
+{
+	return min(z[2 * t], FNV_CM_Z_MAX) * q->g[2 * t] +
+	       min(z[2 * t + 1], FNV_CM_Z_MAX) * q->g[2 * t + 1];
+}
+
+/*
+ * One type against another, from the long sums. Within one mix the type
+ * of a window tells little: the tilt moves the share of writes by a
+ * quarter, and what else moves with it the fit takes for a cost. t21's
+ * FUA writer beside a reader, on a device where both cost a command:
+ * the short sums (a second of windows, one mix) fitted a FUA write at
+ * 0.83 to 1.26 reads from one second to the next, and at 0.85 for the
+ * whole of a run where the writer had weight 300 and the reader 100
+ * (the reader, charged 1.18 times its cost, got 0.221 of the IOPS, 0.25
+ * due); over both mixes, 1.04. So the ratio of each type's cost to a
+ * read's, at the type's mean request, is the long sums' fit's (every mix
+ * of the last minute or so), and the short fit keeps the level, the
+ * reads and each type's sizes. Types the long sums did not see, or no
+ * reads there: the short fit's. Fit on the long sums' own windows: a
+ * type that changed its sizes (a writer of 4 KiB, then of 128 KiB) is
+ * priced at the long sums' mean request of it, which the short fit's
+ * size line moves with.
+ */
+static void fnv_cm_types(struct fnv_cm *m)
+{
+	struct fnv_cm_sys q;
+	u64 z[FNV_CM_NX], rs, rf, a, b, k;
+	int t, j;
+
+	for (t = 0; t < FNV_CM_TYPES; t++)
+		m->type_ratio[t] = 0;
+	if (m->slow.n < FNV_CM_SLOW_MIN * FNV_CM_N_ONE)
+		return;
+	fnv_cm_sys_set(&q, &m->slow);
+	if (!(q.free & FNV_CM_BIT(0)))
+		return;
+	fnv_cm_fit(&q, z);
+	rs = fnv_cm_type_cost(&q, z, FNV_CM_READ);
+	rf = fnv_cm_type_cost(&q, m->z16, FNV_CM_READ);
+	if (!rs || !rf)
+		return;
+	for (t = 1; t < FNV_CM_TYPES; t++) {
+		if (!(q.free & FNV_CM_BIT(2 * t)))
+			continue;
+		/* the long ratio, the short one, in 1/2^16, within 2^32 */
+		a = min(mul_u64_u64_div_u64(fnv_cm_type_cost(&q, z, t),
+					    1ULL << 16, rs), 1ULL << 32);
+		b = min(mul_u64_u64_div_u64(fnv_cm_type_cost(&q, m->z16, t),
+					    1ULL << 16, rf), 1ULL << 32);
+		if (!a || !b)
+			continue;
+		/* by at most 16 times either way */
+		k = clamp_t(u64, mul_u64_u64_div_u64(a, 1ULL << 16, b),
+			    1ULL << 12, 1ULL << 20);
+		for (j = 2 * t; j < 2 * t + 2; j++)
+			m->z16[j] = clamp_t(u64, mul_u64_u64_shr(m->z16[j], k,
+								 16),
+					    max(m->s16 >> 6, 1ULL),
+					    FNV_CM_Z_MAX);
+		/* per request: over the types' commands (one prior) */
+		k = mul_u64_u64_div_u64(a >> 6, q.g[0], q.g[2 * t]);
+		m->type_ratio[t] = min_t(u64, k, U32_MAX);
+	}
+	m->type_ratio[FNV_CM_READ] = 1024;
+}
+
 static void fnv_cm_solve(struct fnv_cm *m)
 {
 	const struct fnv_cm_sums *F = &m->s[FNV_CM_FULL];
@@ -555,6 +637,8 @@ static void fnv_cm_solve(struct fnv_cm *m)
 		if (!q.a[j][j] && q.a[j & 1][j & 1] &&
 		    seen >= FNV_CM_MIN_WINDOWS)
 			m->z16[j] = m->z16[j & 1];
+	if (seen >= FNV_CM_MIN_WINDOWS)
+		fnv_cm_types(m);
 	for (t = 0; t < FNV_CM_TYPES; t++)
 		m->sep[t] = seen >= FNV_CM_MIN_WINDOWS && fnv_cm_sep(&q, t);
 	/* the residual: n - 2 z.g + z.a.z, over n */
@@ -591,6 +675,7 @@ void fnv_cm_update(struct fnv_cm *m, const struct fnv_cm_win *w)
 	 * keeps them over FNV_CM_FULL_MIN windows' worth (11.6 of them);
 	 * at 1/256, they were not.
 	 */
+	fnv_cm_decay(&m->slow, FNV_CM_SLOW_SHIFT);
 	if (w->full) {
 		fnv_cm_decay(&m->s[FNV_CM_FULL], FNV_CM_DECAY_SHIFT);
 	} else {

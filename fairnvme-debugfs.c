@@ -141,6 +141,10 @@ static int fnv_cost_learned_show(void *data, struct seq_file *m)
 		   cm->s[FNV_CM_FULL].windows, cm->s[FNV_CM_HELD].windows,
 		   cm->held_ratio, cm->held_in, cm->full_sep, cm->probes,
 		   fd->cm_step);
+	/* the long sums' ratios in force (1/1024 of a read), 0: not used */
+	seq_printf(m, " long=%llu write_ratio=%u fua_ratio=%u",
+		   cm->slow.n / FNV_CM_N_ONE, cm->type_ratio[FNV_CM_WRITE],
+		   cm->type_ratio[FNV_CM_FUA]);
 	seq_printf(m, " last=%llu/%llu,%llu/%llu,%llu/%llu busy_us=%llu dt_us=%llu last_full=%d\n",
 		   w->nr[FNV_CM_READ], w->sect[FNV_CM_READ],
 		   w->nr[FNV_CM_WRITE], w->sect[FNV_CM_WRITE],
