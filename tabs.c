@@ -110,9 +110,9 @@
  *    one that was not the type's alone (a run's first and last moments),
  *    measures nothing; and a rate counts only as the lower of it and the
  *    previous interval's, so BWmax rises only when two lone intervals in
- *    a row were faster (tabs_bwmax_lone()). 0 (unknown) until two such
- *    intervals in a row. Limits: a
- *    type only ever seen beside others is never measured; a lone workload
+ *    a row were faster (tabs_bwmax_lone()). 0 (unknown) until three lone
+ *    intervals in a row (the first measures nothing). Limits: a type
+ *    only ever seen beside others is never measured; a lone workload
  *    too shallow to saturate the device underestimates it; it is the best
  *    seen, not a guarantee. TABS
  *    schedules only while both are known: set them on a host where one
