@@ -156,16 +156,18 @@ void fnv_cm_init(struct fnv_cm *m)
 }
 
 /* Count a window: false if it says nothing of the costs. */
-static void fnv_cm_sums_add(struct fnv_cm_sums *S, const u64 *u)
+/* Add a window's regressors @u, 1/2^@sh of them */
+static void fnv_cm_sums_add(struct fnv_cm_sums *S, const u64 *u,
+			    unsigned int sh)
 {
 	int i, j;
 
 	for (i = 0; i < FNV_CM_NX; i++) {
 		for (j = 0; j < FNV_CM_NX; j++)
-			S->a[i][j] += u[i] * u[j];
-		S->g[i] += u[i] << FNV_CM_U_SHIFT;
+			S->a[i][j] += (u[i] * u[j]) >> sh;
+		S->g[i] += (u[i] << FNV_CM_U_SHIFT) >> sh;
 	}
-	S->n += FNV_CM_N_ONE;
+	S->n += FNV_CM_N_ONE >> sh;
 	S->windows++;
 }
 
@@ -187,10 +189,9 @@ static bool fnv_cm_add(struct fnv_cm *m, const struct fnv_cm_win *w)
 		u[j] = min(mul_u64_u64_div_u64(x[j], fnv_cm_prior16[j] <<
 					       (FNV_CM_U_SHIFT - 4),
 					       w->busy_ns), FNV_CM_U_MAX);
-	fnv_cm_sums_add(S, u);
-	/* the long sums: a held window if the held ones are in */
-	if (w->full || m->held_in)
-		fnv_cm_sums_add(&m->slow, u);
+	fnv_cm_sums_add(S, u, 0);
+	fnv_cm_sums_add(&m->slow[w->full ? FNV_CM_FULL : FNV_CM_HELD], u,
+			FNV_CM_SLOW_IN);
 	/* the tilt's reference */
 	m->win_sect16 = div64_u64((w->sect[FNV_CM_READ] +
 				   w->sect[FNV_CM_WRITE] +
@@ -515,6 +516,14 @@ static u64 fnv_cm_type_cost(const struct fnv_cm_sys *q, const u64 *z, int t)
 	       min(z[2 * t + 1], FNV_CM_Z_MAX) * q->g[2 * t + 1];
 }
 
+/* @x / @y in 1/2^16 (@y > 0), at most 2^32 */
+static u64 fnv_cm_ratio16(u64 x, u64 y)
+{
+	if (div64_u64(x, y) >= 1ULL << 16)
+		return 1ULL << 32;
+	return mul_u64_u64_div_u64(x, 1ULL << 16, y);
+}
+
 /*
  * One type against another, from the long sums. Within one mix the type
  * of a window tells little: the tilt moves the share of writes by a
@@ -526,25 +535,36 @@ static u64 fnv_cm_type_cost(const struct fnv_cm_sys *q, const u64 *z, int t)
  * (the reader, charged 1.18 times its cost, got 0.221 of the IOPS, 0.25
  * due); over both mixes, 1.04. So the ratio of each type's cost to a
  * read's, at the type's mean request, is the long sums' fit's (every mix
- * of the last minute or so), and the short fit keeps the level, the
- * reads and each type's sizes. Types the long sums did not see, or no
- * reads there: the short fit's. Fit on the long sums' own windows: a
+ * of the last minute or so; the held windows only while they are in, as
+ * in the short fit), and the short fit keeps the level, the reads and
+ * each type's sizes. Types the long sums did not see, or no reads
+ * there: the short fit's. A change in one type's cost against a read's
+ * (a write cache that fills) is followed at the long sums' pace. Fit on the long sums' own windows: a
  * type that changed its sizes (a writer of 4 KiB, then of 128 KiB) is
  * priced at the long sums' mean request of it, which the short fit's
  * size line moves with.
  */
 static void fnv_cm_types(struct fnv_cm *m)
 {
+	struct fnv_cm_sums all = m->slow[FNV_CM_FULL];
+	const struct fnv_cm_sums *H = &m->slow[FNV_CM_HELD];
 	struct fnv_cm_sys q;
 	u64 z[FNV_CM_NX], rs, rf, a, b, k;
-	int t, j;
+	int t, i, j;
 
-	for (t = 0; t < FNV_CM_TYPES; t++)
-		m->type_ratio[t] = 0;
-	if (m->slow.n < FNV_CM_SLOW_MIN * FNV_CM_N_ONE)
+	/* the held windows as the short fit takes them (fnv_cm_held_in()) */
+	if (m->held_in) {
+		for (i = 0; i < FNV_CM_NX; i++) {
+			for (j = 0; j < FNV_CM_NX; j++)
+				all.a[i][j] += H->a[i][j];
+			all.g[i] += H->g[i];
+		}
+		all.n += H->n;
+	}
+	if (all.n < FNV_CM_SLOW_MIN * (FNV_CM_N_ONE >> FNV_CM_SLOW_IN))
 		return;
-	fnv_cm_sys_set(&q, &m->slow);
-	if (!(q.free & FNV_CM_BIT(0)))
+	fnv_cm_sys_set(&q, &all);
+	if (!(q.free & FNV_CM_BIT(0)) || !q.g[0])
 		return;
 	fnv_cm_fit(&q, z);
 	rs = fnv_cm_type_cost(&q, z, FNV_CM_READ);
@@ -552,13 +572,12 @@ static void fnv_cm_types(struct fnv_cm *m)
 	if (!rs || !rf)
 		return;
 	for (t = 1; t < FNV_CM_TYPES; t++) {
-		if (!(q.free & FNV_CM_BIT(2 * t)))
+		/* a type that left: its sums decay unevenly, g first */
+		if (!(q.free & FNV_CM_BIT(2 * t)) || !q.g[2 * t])
 			continue;
 		/* the long ratio, the short one, in 1/2^16, within 2^32 */
-		a = min(mul_u64_u64_div_u64(fnv_cm_type_cost(&q, z, t),
-					    1ULL << 16, rs), 1ULL << 32);
-		b = min(mul_u64_u64_div_u64(fnv_cm_type_cost(&q, m->z16, t),
-					    1ULL << 16, rf), 1ULL << 32);
+		a = fnv_cm_ratio16(fnv_cm_type_cost(&q, z, t), rs);
+		b = fnv_cm_ratio16(fnv_cm_type_cost(&q, m->z16, t), rf);
 		if (!a || !b)
 			continue;
 		/* by at most 16 times either way */
@@ -637,6 +656,8 @@ static void fnv_cm_solve(struct fnv_cm *m)
 		if (!q.a[j][j] && q.a[j & 1][j & 1] &&
 		    seen >= FNV_CM_MIN_WINDOWS)
 			m->z16[j] = m->z16[j & 1];
+	for (t = 0; t < FNV_CM_TYPES; t++)
+		m->type_ratio[t] = 0;
 	if (seen >= FNV_CM_MIN_WINDOWS)
 		fnv_cm_types(m);
 	for (t = 0; t < FNV_CM_TYPES; t++)
@@ -675,7 +696,8 @@ void fnv_cm_update(struct fnv_cm *m, const struct fnv_cm_win *w)
 	 * keeps them over FNV_CM_FULL_MIN windows' worth (11.6 of them);
 	 * at 1/256, they were not.
 	 */
-	fnv_cm_decay(&m->slow, FNV_CM_SLOW_SHIFT);
+	fnv_cm_decay(&m->slow[FNV_CM_FULL], FNV_CM_SLOW_SHIFT);
+	fnv_cm_decay(&m->slow[FNV_CM_HELD], FNV_CM_SLOW_SHIFT);
 	if (w->full) {
 		fnv_cm_decay(&m->s[FNV_CM_FULL], FNV_CM_DECAY_SHIFT);
 	} else {

@@ -116,7 +116,10 @@ static int fnv_thresh_max_eff_us_show(void *data, struct seq_file *m)
  * the held ones are in the fit, whether the full ones told sizes apart,
  * the size probes run and the probe's step now (0: none); then the last
  * window: commands/sectors of reads, writes and FUA writes, busy and
- * length (us), and whether it was at max_inflight.
+ * length (us), and whether it was at max_inflight; then the long sums'
+ * windows' worth (long) and, by their fit, a write's and a FUA write's
+ * mean request over a read's (1/1024; 0: not in use), the ratios the
+ * charges take (fnv_cm_types()).
  */
 static int fnv_cost_learned_show(void *data, struct seq_file *m)
 {
@@ -143,7 +146,9 @@ static int fnv_cost_learned_show(void *data, struct seq_file *m)
 		   fd->cm_step);
 	/* the long sums' ratios in force (1/1024 of a read), 0: not used */
 	seq_printf(m, " long=%llu write_ratio=%u fua_ratio=%u",
-		   cm->slow.n / FNV_CM_N_ONE, cm->type_ratio[FNV_CM_WRITE],
+		   div_u64(cm->slow[FNV_CM_FULL].n + cm->slow[FNV_CM_HELD].n,
+			   FNV_CM_N_ONE >> FNV_CM_SLOW_IN),
+		   cm->type_ratio[FNV_CM_WRITE],
 		   cm->type_ratio[FNV_CM_FUA]);
 	seq_printf(m, " last=%llu/%llu,%llu/%llu,%llu/%llu busy_us=%llu dt_us=%llu last_full=%d\n",
 		   w->nr[FNV_CM_READ], w->sect[FNV_CM_READ],

@@ -126,18 +126,21 @@ struct fnv_cm_sums {
 };
 
 /*
- * The long sums: every window that counts (a full one, a held one while
- * the held windows are in), losing 1/2^FNV_CM_SLOW_SHIFT per window
- * (half-life 177 windows, about 18 s): what one type costs against
- * another, from every mix they saw (fnv_cm_types()); used once they hold
- * FNV_CM_SLOW_MIN windows' worth.
+ * The long sums: every window that counts, per kind, losing
+ * 1/2^FNV_CM_SLOW_SHIFT per window (half-life 177 windows, about 18 s):
+ * what one type costs against another, from every mix they saw
+ * (fnv_cm_types()), the held kind only while the held windows are in;
+ * used once they hold FNV_CM_SLOW_MIN windows' worth. Each window adds
+ * 1/2^FNV_CM_SLOW_IN of itself, so that they hold what the short sums
+ * do at most (16 times less decay).
  */
 #define FNV_CM_SLOW_SHIFT	8
+#define FNV_CM_SLOW_IN		4
 #define FNV_CM_SLOW_MIN		32
 
 struct fnv_cm {
 	struct fnv_cm_sums s[FNV_CM_KINDS];
-	struct fnv_cm_sums slow;
+	struct fnv_cm_sums slow[FNV_CM_KINDS];
 	/* the held windows' busy time over the full ones' fit, 1/1024 */
 	u32 held_ratio;
 	bool held_in;			/* ... within FNV_CM_HELD_MIN.._MAX */
@@ -159,7 +162,10 @@ struct fnv_cm {
 	bool known[FNV_CM_TYPES];	/* a window was fitted */
 	bool sep[FNV_CM_TYPES];		/* ... sizes separated: not the prior's */
 	u32 resid;			/* rms error, 1/1024 of a window */
-	/* each type over reads from the long sums (1/1024), 0: not used */
+	/*
+	 * each type's mean request over a read's by the long sums' fit
+	 * (1/1024), 0: not used
+	 */
 	u32 type_ratio[FNV_CM_TYPES];
 	/* what a request is charged, in 1/2^FNV_CM_SHIFT sectors */
 	u32 c_cmd[FNV_CM_TYPES];

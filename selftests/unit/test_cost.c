@@ -897,6 +897,7 @@ static void test_types(void)
 	};
 	struct fnv_cm m;
 	double r;
+	int p;
 
 	trial_every = 0;
 	confound = 0.5;
@@ -915,6 +916,28 @@ static void test_types(void)
 	       m.type_ratio[FNV_CM_FUA]);
 	share_ok(tn, 2, 1, 0, "second mix, reader at 100 beside the FUA writer");
 	confound = 0;
+
+	/*
+	 * A fast writer of 64 KiB requests leaves, the reads go on: once
+	 * its long sums decayed its ratio is no longer used (on the way they
+	 * may hold its a and not its g, which fnv_cm_types() skips)
+	 */
+	fresh(&m);
+	for (p = 0; p < 4000; p++) {
+		struct fnv_cm_win w = { .busy_ns = 100000000,
+					.dt_ns = 100000000 };
+
+		w.nr[FNV_CM_READ] = 200000;
+		w.sect[FNV_CM_READ] = 200000 * 8;
+		if (p < 200) {
+			w.nr[FNV_CM_WRITE] = 50000 + p % 7 * 1000;
+			w.sect[FNV_CM_WRITE] = w.nr[FNV_CM_WRITE] * 128;
+		}
+		fnv_cm_update(&m, &w);
+	}
+	tap_ok(m.known[FNV_CM_READ] && !m.type_ratio[FNV_CM_WRITE],
+	       "a fast writer gone for 380 s: its ratio no longer used (%u)",
+	       m.type_ratio[FNV_CM_WRITE]);
 }
 
 int main(void)
@@ -935,7 +958,7 @@ int main(void)
 		 4 +		/* test_alone */
 		 3 +		/* test_fua */
 		 3 +		/* test_carry */
-		 3);		/* test_types */
+		 4);		/* test_types */
 	test_untrained();
 	test_commands();
 	test_bytes();
