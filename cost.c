@@ -539,10 +539,10 @@ static u64 fnv_cm_ratio16(u64 x, u64 y)
  * in the short fit), and the short fit keeps the level, the reads and
  * each type's sizes. Types the long sums did not see, or no reads
  * there: the short fit's. A change in one type's cost against a read's
- * (a write cache that fills) is followed at the long sums' pace. Fit on the long sums' own windows: a
- * type that changed its sizes (a writer of 4 KiB, then of 128 KiB) is
- * priced at the long sums' mean request of it, which the short fit's
- * size line moves with.
+ * (a write cache that fills) is followed at the long sums' pace. The
+ * ratio is at the type's mean request in the long sums' windows: a type
+ * that changed its sizes (a writer of 4 KiB, then of 128 KiB) keeps the
+ * short fit's size line, scaled.
  */
 static void fnv_cm_types(struct fnv_cm *m)
 {
