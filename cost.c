@@ -215,6 +215,20 @@ static bool fnv_cm_add(struct fnv_cm *m, const struct fnv_cm_win *w)
 	return true;
 }
 
+/* @S gets @H's windows too */
+static void fnv_cm_sums_merge(struct fnv_cm_sums *S,
+			      const struct fnv_cm_sums *H)
+{
+	int i, j;
+
+	for (i = 0; i < FNV_CM_NX; i++) {
+		for (j = 0; j < FNV_CM_NX; j++)
+			S->a[i][j] += H->a[i][j];
+		S->g[i] += H->g[i];
+	}
+	S->n += H->n;
+}
+
 /* a kind's sums lose 1/2^@sh */
 static void fnv_cm_decay(struct fnv_cm_sums *S, unsigned int sh)
 {
@@ -547,20 +561,13 @@ static u64 fnv_cm_ratio16(u64 x, u64 y)
 static void fnv_cm_types(struct fnv_cm *m)
 {
 	struct fnv_cm_sums all = m->slow[FNV_CM_FULL];
-	const struct fnv_cm_sums *H = &m->slow[FNV_CM_HELD];
 	struct fnv_cm_sys q;
 	u64 z[FNV_CM_NX], rs, rf, a, b, k;
-	int t, i, j;
+	int t, j;
 
 	/* the held windows as the short fit takes them (fnv_cm_held_in()) */
-	if (m->held_in) {
-		for (i = 0; i < FNV_CM_NX; i++) {
-			for (j = 0; j < FNV_CM_NX; j++)
-				all.a[i][j] += H->a[i][j];
-			all.g[i] += H->g[i];
-		}
-		all.n += H->n;
-	}
+	if (m->held_in)
+		fnv_cm_sums_merge(&all, &m->slow[FNV_CM_HELD]);
 	if (all.n < FNV_CM_SLOW_MIN * (FNV_CM_N_ONE >> FNV_CM_SLOW_IN))
 		return;
 	fnv_cm_sys_set(&q, &all);
@@ -603,7 +610,7 @@ static void fnv_cm_solve(struct fnv_cm *m)
 	struct fnv_cm_sys q;
 	u64 z[FNV_CM_NX], zg, zaz, rss;
 	u32 seen;
-	int i, j, t;
+	int j, t;
 
 	all = *F;
 	/*
@@ -622,12 +629,7 @@ static void fnv_cm_solve(struct fnv_cm *m)
 	if (!m->held_in && m->probe_windows >= 2)
 		seen = max_t(u32, seen, FNV_CM_MIN_WINDOWS);
 	if (m->held_in) {
-		for (i = 0; i < FNV_CM_NX; i++) {
-			for (j = 0; j < FNV_CM_NX; j++)
-				all.a[i][j] += H->a[i][j];
-			all.g[i] += H->g[i];
-		}
-		all.n += H->n;
+		fnv_cm_sums_merge(&all, H);
 		seen += H->windows;
 	}
 	fnv_cm_sys_set(&q, &all);
