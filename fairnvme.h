@@ -556,10 +556,7 @@ static inline u64 fnv_charge_bytes(u64 fine)
  */
 static inline u64 fnv_charge_carry(struct fnv_tenant *tn, u64 fine)
 {
-	if (!tn)
-		return max((fine + (1ULL << (FNV_CM_SHIFT - 1))) >>
-			   FNV_CM_SHIFT, 1ULL);
-	return fnv_cm_carry(&tn->cm_carry, fine);
+	return tn ? fnv_cm_carry(&tn->cm_carry, fine) : fnv_cm_round(fine);
 }
 
 /*

@@ -251,12 +251,16 @@ static inline u64 fnv_cm_charge_fine(u32 c_cmd, u32 c_sect, u64 sect,
  * 1/15 over two periods, and a 4 KiB FUA write fitted at 1.07 reads costs
  * 9 sectors, 1.125 reads. The virtual time takes fnv_cm_carry()'s.
  */
+static inline u64 fnv_cm_round(u64 fine)
+{
+	u64 c = (fine + (1ULL << (FNV_CM_SHIFT - 1))) >> FNV_CM_SHIFT;
+
+	return c ? c : 1;
+}
+
 static inline u64 fnv_cm_charge(u32 c_cmd, u32 c_sect, u64 sect, u32 tilt)
 {
-	u64 c = fnv_cm_charge_fine(c_cmd, c_sect, sect, tilt);
-
-	c = (c + (1ULL << (FNV_CM_SHIFT - 1))) >> FNV_CM_SHIFT;
-	return c ? c : 1;
+	return fnv_cm_round(fnv_cm_charge_fine(c_cmd, c_sect, sect, tilt));
 }
 
 /*
