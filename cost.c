@@ -40,6 +40,25 @@
  * max_inflight (full: the depth's rate trials, a depth they kept) judge
  * the held ones: see fnv_cm_held_in().
  *
+ * The depth: on a device of parallel parts (dies, channels), requests at
+ * a depth that does not fill it leave parts idle while the device is
+ * busy. fnvssd's 4 KiB reads, each on one of four dies at random: N of
+ * them in flight keep N/(N + 3) of the dies busy (a closed queue over
+ * four servers), and a read takes 375 us * (1 + 3/N) of busy time, 445 us
+ * at the 16 a tenant keeps in a size probe, where its die time is 375;
+ * a 64 KiB read, over all four, 1500 us at any depth. Fitted at one
+ * depth, the 64 KiB read cost 3.39 to 3.56 times the 4 KiB one, and the
+ * 4 KiB reader had 0.443 to 0.482 of the die time (t29 c/eq, 0.5 due).
+ * That queue's time per request at depth N is (1 - 1/N) times its cost
+ * at the full device plus 1/N times its time alone (at depth 1): each
+ * regressor counts twice, (1 - 1/N) of it for the cost (charged) and 1/N
+ * for the time alone (the alone estimator's), N the window's mean depth
+ * at dispatch. A device of one part (QEMU's throttle) has the two equal,
+ * and a window of one depth cannot tell them apart: the ridge keeps both
+ * at the windows' scale, the model as it was with one. What tells them
+ * apart: every other size probe runs at 1/FNV_CM_PROBE_LOW of
+ * max_inflight (the same classes at two depths), and the held windows.
+ *
  * Where the windows cannot tell a and b apart (every window completed the
  * same mix), the prior decides: blk-iocost's default SSD model's reads
  * (its autop table: 488,636,629 B/s and 8,518 4 KiB IOPS), for reads and
@@ -123,6 +142,13 @@ static void fnv_cm_coef(struct fnv_cm *m)
 		m->sect_ns16[t] = mul_u64_u64_shr(m->z16[2 * t + 1],
 						  fnv_cm_prior16[2 * t + 1], 4);
 	}
+	for (t = 0; t < FNV_CM_TYPES; t++) {
+		m->lat_cmd_ns[t] = mul_u64_u64_shr(m->z16[FNV_CM_NX + 2 * t],
+						   fnv_cm_prior16[2 * t], 20);
+		m->lat_sect_ns16[t] =
+			mul_u64_u64_shr(m->z16[FNV_CM_NX + 2 * t + 1],
+					fnv_cm_prior16[2 * t + 1], 4);
+	}
 	/* the reference: a 4 KiB read */
 	ref16 = (m->cmd_ns[FNV_CM_READ] << 16) +
 		m->sect_ns16[FNV_CM_READ] * FNV_CM_REF_SECT;
@@ -150,7 +176,7 @@ void fnv_cm_init(struct fnv_cm *m)
 
 	*m = (struct fnv_cm){};
 	m->s16 = 1ULL << 16;
-	for (j = 0; j < FNV_CM_NX; j++)
+	for (j = 0; j < FNV_CM_NU; j++)
 		m->z16[j] = 1ULL << 16;
 	fnv_cm_coef(m);
 }
@@ -162,8 +188,8 @@ static void fnv_cm_sums_add(struct fnv_cm_sums *S, const u64 *u,
 {
 	int i, j;
 
-	for (i = 0; i < FNV_CM_NX; i++) {
-		for (j = 0; j < FNV_CM_NX; j++)
+	for (i = 0; i < FNV_CM_NU; i++) {
+		for (j = 0; j < FNV_CM_NU; j++)
 			S->a[i][j] += (u[i] * u[j]) >> sh;
 		S->g[i] += (u[i] << FNV_CM_U_SHIFT) >> sh;
 	}
@@ -174,7 +200,7 @@ static void fnv_cm_sums_add(struct fnv_cm_sums *S, const u64 *u,
 static bool fnv_cm_add(struct fnv_cm *m, const struct fnv_cm_win *w)
 {
 	struct fnv_cm_sums *S = &m->s[w->full ? FNV_CM_FULL : FNV_CM_HELD];
-	u64 x[FNV_CM_NX], u[FNV_CM_NX], nr;
+	u64 x[FNV_CM_NX], u[FNV_CM_NU], nr;
 	int j, t;
 
 	nr = w->nr[FNV_CM_READ] + w->nr[FNV_CM_WRITE] + w->nr[FNV_CM_FUA];
@@ -184,11 +210,19 @@ static bool fnv_cm_add(struct fnv_cm *m, const struct fnv_cm_win *w)
 		x[2 * t] = w->nr[t];
 		x[2 * t + 1] = w->sect[t];
 	}
-	/* u: the prior's time for each regressor, over the busy time */
-	for (j = 0; j < FNV_CM_NX; j++)
+	/*
+	 * u: the prior's time for each regressor, over the busy time; the
+	 * part 1/depth of it alone, the rest at the full device (the depth
+	 * not known: all of it)
+	 */
+	for (j = 0; j < FNV_CM_NX; j++) {
 		u[j] = min(mul_u64_u64_div_u64(x[j], fnv_cm_prior16[j] <<
 					       (FNV_CM_U_SHIFT - 4),
 					       w->busy_ns), FNV_CM_U_MAX);
+		u[FNV_CM_NX + j] = w->depth16 < 16 ? 0 :
+				   div64_u64(u[j] << 4, w->depth16);
+		u[j] -= u[FNV_CM_NX + j];
+	}
 	fnv_cm_sums_add(S, u, 0);
 	fnv_cm_sums_add(&m->slow[w->full ? FNV_CM_FULL : FNV_CM_HELD], u,
 			FNV_CM_SLOW_IN);
@@ -221,8 +255,8 @@ static void fnv_cm_sums_merge(struct fnv_cm_sums *S,
 {
 	int i, j;
 
-	for (i = 0; i < FNV_CM_NX; i++) {
-		for (j = 0; j < FNV_CM_NX; j++)
+	for (i = 0; i < FNV_CM_NU; i++) {
+		for (j = 0; j < FNV_CM_NU; j++)
 			S->a[i][j] += H->a[i][j];
 		S->g[i] += H->g[i];
 	}
@@ -234,8 +268,8 @@ static void fnv_cm_decay(struct fnv_cm_sums *S, unsigned int sh)
 {
 	int i, j;
 
-	for (i = 0; i < FNV_CM_NX; i++) {
-		for (j = 0; j < FNV_CM_NX; j++)
+	for (i = 0; i < FNV_CM_NU; i++) {
+		for (j = 0; j < FNV_CM_NU; j++)
 			S->a[i][j] -= S->a[i][j] >> sh;
 		S->g[i] -= S->g[i] >> sh;
 	}
@@ -243,6 +277,12 @@ static void fnv_cm_decay(struct fnv_cm_sums *S, unsigned int sh)
 }
 
 #define FNV_CM_BIT(j)	(1U << (j))
+
+/* regressor @j's of a read: the same part (command, sectors) and block */
+static int fnv_cm_read_of(int j)
+{
+	return j / FNV_CM_NX * FNV_CM_NX + (j & 1);
+}
 
 /* @a * @b >> @sh, signed, through 128 bits */
 static s64 fnv_cm_mul(s64 a, s64 b, unsigned int sh)
@@ -273,9 +313,10 @@ static s64 fnv_cm_div(s64 a, s64 d)
  * -1 when every free z is at least 0.
  */
 struct fnv_cm_sys {
-	u64 a[FNV_CM_NX][FNV_CM_NX];	/* the sums, scaled */
-	u64 g[FNV_CM_NX];
-	u64 lam[FNV_CM_NX];		/* the ridge */
+	u64 a[FNV_CM_NU][FNV_CM_NU];	/* the sums, scaled */
+	u64 g[FNV_CM_NU];
+	u64 lam[FNV_CM_NU];		/* the ridge */
+	u64 cpl[FNV_CM_NX];		/* ... of each time alone to its cost */
 	u64 n;
 	u64 s16;			/* the prior's scale */
 	unsigned int free;		/* regressors seen */
@@ -285,30 +326,43 @@ static int fnv_cm_solve_set(const struct fnv_cm_sys *q, unsigned int free,
 			    u64 *z)
 {
 	const u64 *g = q->g, *lam = q->lam;
-	s64 mm[FNV_CM_NX][FNV_CM_NX], h[FNV_CM_NX], w[FNV_CM_NX];
-	u64 d[FNV_CM_NX];
+	s64 mm[FNV_CM_NU][FNV_CM_NU], h[FNV_CM_NU], w[FNV_CM_NU];
+	u64 d[FNV_CM_NU], c[FNV_CM_NX], v;
 	int i, j, k, neg = -1;
 
-	for (j = 0; j < FNV_CM_NX; j++) {
+	/* the pull of each time alone to its cost, where both are free */
+	for (j = 0; j < FNV_CM_NX; j++)
+		c[j] = (free & FNV_CM_BIT(j)) &&
+		       (free & FNV_CM_BIT(FNV_CM_NX + j)) ? q->cpl[j] : 0;
+	for (j = 0; j < FNV_CM_NU; j++) {
 		z[j] = 0;
 		if (!(free & FNV_CM_BIT(j)))
 			continue;
-		/* sqrt(a_jj + l_j) in 1/2^16 */
-		d[j] = max(int_sqrt64((q->a[j][j] + lam[j]) << 32), 1U);
-		/* (g_j + l_j s) / sqrt(a_jj + l_j), in 1/2^16 */
+		/* sqrt(a_jj + l_j + c_j) in 1/2^16 */
+		d[j] = max(int_sqrt64((q->a[j][j] + lam[j] +
+				       c[j % FNV_CM_NX]) << 32), 1U);
+		/* (g_j + l_j s) / sqrt(a_jj + l_j + c_j), in 1/2^16 */
 		h[j] = mul_u64_u64_div_u64((g[j] << 16) + lam[j] * q->s16,
 					   1ULL << 16, d[j]);
 	}
-	for (i = 0; i < FNV_CM_NX; i++)
-		for (j = 0; j < FNV_CM_NX; j++)
-			if ((free & FNV_CM_BIT(i)) && (free & FNV_CM_BIT(j)))
-				mm[i][j] = mul_u64_u64_div_u64((q->a[i][j] +
-					(i == j ? lam[i] : 0)) << 30,
-					1ULL << 32, d[i] * d[j]);
-	for (j = 0; j < FNV_CM_NX; j++) {
+	for (i = 0; i < FNV_CM_NU; i++) {
+		for (j = 0; j < FNV_CM_NU; j++) {
+			if (!(free & FNV_CM_BIT(i)) || !(free & FNV_CM_BIT(j)))
+				continue;
+			v = q->a[i][j] + (i == j ? lam[i] + c[i % FNV_CM_NX] : 0);
+			mm[i][j] = mul_u64_u64_div_u64(v << 30, 1ULL << 32,
+						       d[i] * d[j]);
+			/* c (z_j - z'_j)^2: -c between the two */
+			if (i - j == FNV_CM_NX || j - i == FNV_CM_NX)
+				mm[i][j] -= mul_u64_u64_div_u64(c[min(i, j)] <<
+								30, 1ULL << 32,
+								d[i] * d[j]);
+		}
+	}
+	for (j = 0; j < FNV_CM_NU; j++) {
 		if (!(free & FNV_CM_BIT(j)))
 			continue;
-		for (i = j + 1; i < FNV_CM_NX; i++) {
+		for (i = j + 1; i < FNV_CM_NU; i++) {
 			s64 f;
 
 			if (!(free & FNV_CM_BIT(i)))
@@ -316,19 +370,19 @@ static int fnv_cm_solve_set(const struct fnv_cm_sys *q, unsigned int free,
 			if (mm[j][j] < FNV_CM_PIVOT_MIN)
 				return j;
 			f = fnv_cm_div(mm[i][j], mm[j][j]);
-			for (k = j; k < FNV_CM_NX; k++)
+			for (k = j; k < FNV_CM_NU; k++)
 				if (free & FNV_CM_BIT(k))
 					mm[i][k] -= fnv_cm_mul(f, mm[j][k], 30);
 			h[i] -= fnv_cm_mul(f, h[j], 30);
 		}
 	}
-	for (j = FNV_CM_NX - 1; j >= 0; j--) {
+	for (j = FNV_CM_NU - 1; j >= 0; j--) {
 		s64 v;
 
 		if (!(free & FNV_CM_BIT(j)))
 			continue;
 		v = h[j];
-		for (k = j + 1; k < FNV_CM_NX; k++)
+		for (k = j + 1; k < FNV_CM_NU; k++)
 			if (free & FNV_CM_BIT(k))
 				v -= fnv_cm_mul(mm[j][k], w[k], 30);
 		/* a pivot the ridge should have kept from 0: drop it */
@@ -353,13 +407,13 @@ static void fnv_cm_sys_set(struct fnv_cm_sys *q, const struct fnv_cm_sums *S)
 	u64 top = S->n, sa = 0, sg = 0, amax = 0;
 	int i, j, sh = 0;
 
-	for (j = 0; j < FNV_CM_NX; j++)
+	for (j = 0; j < FNV_CM_NU; j++)
 		top = max3(top, S->a[j][j], S->g[j]);
 	while ((top >> sh) >= (1ULL << 31))
 		sh++;
 	q->free = 0;
-	for (i = 0; i < FNV_CM_NX; i++) {
-		for (j = 0; j < FNV_CM_NX; j++) {
+	for (i = 0; i < FNV_CM_NU; i++) {
+		for (j = 0; j < FNV_CM_NU; j++) {
 			q->a[i][j] = S->a[i][j] >> sh;
 			sa += q->a[i][j];
 		}
@@ -379,9 +433,22 @@ static void fnv_cm_sys_set(struct fnv_cm_sys *q, const struct fnv_cm_sums *S)
 	 * writes alone were fitted 2 us per command and 100 us per KiB where
 	 * the prior's ratio is 36 us to 2.4 us.
 	 */
-	for (i = 0; i < FNV_CM_NX; i++)
+	for (i = 0; i < FNV_CM_NU; i++)
 		q->lam[i] = max(int_sqrt64(q->a[i][i] * amax) >>
 				FNV_CM_RIDGE_SHIFT, FNV_CM_RIDGE_MIN);
+	/*
+	 * A request's time alone is its cost (a device of one part) but
+	 * where windows at other depths say otherwise: the two are pulled
+	 * together by 1/2^FNV_CM_LAT_RIDGE of the larger of their sums.
+	 * Behind QEMU's 2000 commands/s, without it, windows whose mean depth
+	 * moved from 29 to 32 (a rate trial's) fitted a 4 KiB read alone at
+	 * 6 us to 2.3 ms and judged the held windows at depth 1 by it, and
+	 * those (1/depth cost, a few at 2) fitted its cost at 10 us, a 64 KiB
+	 * read's at 1.5 times it.
+	 */
+	for (i = 0; i < FNV_CM_NX; i++)
+		q->cpl[i] = max(q->a[i][i], q->a[FNV_CM_NX + i][FNV_CM_NX + i]) >>
+			    FNV_CM_LAT_RIDGE;
 	q->s16 = sa ? clamp_t(u64, div64_u64(sg << 16, sa), 1,
 			      FNV_CM_Z_MAX) : 1ULL << 16;
 }
@@ -403,7 +470,7 @@ static void fnv_cm_fit(const struct fnv_cm_sys *q, u64 *z)
 
 	for (;;) {
 		if (!free) {
-			for (j = 0; j < FNV_CM_NX; j++)
+			for (j = 0; j < FNV_CM_NU; j++)
 				z[j] = 0;
 			return;
 		}
@@ -428,9 +495,9 @@ static void fnv_cm_fit_sums(const struct fnv_cm_sys *q, const u64 *z,
 
 	*zg = 0;
 	*zaz = 0;
-	for (j = 0; j < FNV_CM_NX; j++) {
+	for (j = 0; j < FNV_CM_NU; j++) {
 		v = 0;
-		for (i = 0; i < FNV_CM_NX; i++)
+		for (i = 0; i < FNV_CM_NU; i++)
 			v += q->a[j][i] * z[i];
 		*zg += mul_u64_u64_shr(z[j], q->g[j], 16);
 		*zaz += mul_u64_u64_shr(z[j], v, 32);
@@ -476,7 +543,7 @@ static bool fnv_cm_same_size(const struct fnv_cm_sums *F,
 static bool fnv_cm_held_in(struct fnv_cm *m)
 {
 	struct fnv_cm_sys q;
-	u64 z[FNV_CM_NX], zg, zaz;
+	u64 z[FNV_CM_NU], zg, zaz;
 	int j, t;
 
 	m->held_ratio = 0;
@@ -504,12 +571,12 @@ static bool fnv_cm_held_in(struct fnv_cm *m)
 	 * A type they never saw (a FUA writer idle in the trial) costs a
 	 * read of its size, the prior's rule; the prior's scale without reads
 	 */
-	for (j = 2; j < FNV_CM_NX; j++)
+	for (j = 0; j < FNV_CM_NU; j++) {
+		int r = fnv_cm_read_of(j);
+
 		if (!(q.free & FNV_CM_BIT(j)))
-			z[j] = q.free & FNV_CM_BIT(j & 1) ? z[j & 1] : q.s16;
-	for (j = 0; j < 2; j++)
-		if (!(q.free & FNV_CM_BIT(j)))
-			z[j] = q.s16;
+			z[j] = j != r && q.free & FNV_CM_BIT(r) ? z[r] : q.s16;
+	}
 	fnv_cm_sys_set(&q, &m->s[FNV_CM_HELD]);
 	fnv_cm_fit_sums(&q, z, &zg, &zaz);
 	if (!zaz)
@@ -560,17 +627,18 @@ static u64 fnv_cm_ratio16(u64 x, u64 y)
  */
 static void fnv_cm_types(struct fnv_cm *m)
 {
-	struct fnv_cm_sums all = m->slow[FNV_CM_FULL];
+	struct fnv_cm_sums *all = &m->tmp;
 	struct fnv_cm_sys q;
-	u64 z[FNV_CM_NX], rs, rf, a, b, k;
+	u64 z[FNV_CM_NU], rs, rf, a, b, k;
 	int t, j;
 
+	*all = m->slow[FNV_CM_FULL];
 	/* the held windows as the short fit takes them (fnv_cm_held_in()) */
 	if (m->held_in)
-		fnv_cm_sums_merge(&all, &m->slow[FNV_CM_HELD]);
-	if (all.n < FNV_CM_SLOW_MIN * (FNV_CM_N_ONE >> FNV_CM_SLOW_IN))
+		fnv_cm_sums_merge(all, &m->slow[FNV_CM_HELD]);
+	if (all->n < FNV_CM_SLOW_MIN * (FNV_CM_N_ONE >> FNV_CM_SLOW_IN))
 		return;
-	fnv_cm_sys_set(&q, &all);
+	fnv_cm_sys_set(&q, all);
 	if (!(q.free & FNV_CM_BIT(0)) || !q.g[0])
 		return;
 	fnv_cm_fit(&q, z);
@@ -606,13 +674,13 @@ static void fnv_cm_solve(struct fnv_cm *m)
 {
 	const struct fnv_cm_sums *F = &m->s[FNV_CM_FULL];
 	const struct fnv_cm_sums *H = &m->s[FNV_CM_HELD];
-	struct fnv_cm_sums all;
+	struct fnv_cm_sums *all = &m->tmp;
 	struct fnv_cm_sys q;
-	u64 z[FNV_CM_NX], zg, zaz, rss;
+	u64 z[FNV_CM_NU], zg, zaz, rss;
 	u32 seen;
 	int j, t;
 
-	all = *F;
+	*all = *F;
 	/*
 	 * Held windows judged out by full ones that hold a size probe's
 	 * pair: that fit told the sizes apart by the probe's own windows; it
@@ -629,10 +697,10 @@ static void fnv_cm_solve(struct fnv_cm *m)
 	if (!m->held_in && m->probe_windows >= 2)
 		seen = max_t(u32, seen, FNV_CM_MIN_WINDOWS);
 	if (m->held_in) {
-		fnv_cm_sums_merge(&all, H);
+		fnv_cm_sums_merge(all, H);
 		seen += H->windows;
 	}
-	fnv_cm_sys_set(&q, &all);
+	fnv_cm_sys_set(&q, all);
 	m->s16 = q.s16;
 	fnv_cm_fit(&q, z);
 	/*
@@ -644,7 +712,7 @@ static void fnv_cm_solve(struct fnv_cm *m)
 	 * so in its first periods stays that far ahead of the others' virtual
 	 * time, served last, until they catch up.
 	 */
-	for (j = 0; j < FNV_CM_NX; j++)
+	for (j = 0; j < FNV_CM_NU; j++)
 		m->z16[j] = q.a[j][j] && seen >= FNV_CM_MIN_WINDOWS ?
 			    max(z[j], m->s16 >> 6) : m->s16;
 	/*
@@ -654,10 +722,13 @@ static void fnv_cm_solve(struct fnv_cm *m)
 	 * prior at their scale (1.12 to 1.25 times a read, moving with each
 	 * probe).
 	 */
-	for (j = 2; j < FNV_CM_NX && !m->held_in; j++)
-		if (!q.a[j][j] && q.a[j & 1][j & 1] &&
+	for (j = 0; j < FNV_CM_NU && !m->held_in; j++) {
+		int r = fnv_cm_read_of(j);
+
+		if (j != r && !q.a[j][j] && q.a[r][r] &&
 		    seen >= FNV_CM_MIN_WINDOWS)
-			m->z16[j] = m->z16[j & 1];
+			m->z16[j] = m->z16[r];
+	}
 	for (t = 0; t < FNV_CM_TYPES; t++)
 		m->type_ratio[t] = 0;
 	if (seen >= FNV_CM_MIN_WINDOWS)
@@ -804,19 +875,18 @@ void fnv_cm_probe_ran(struct fnv_cm *m)
 
 /*
  * The alone estimator: by Little's law a tenant of q requests outstanding
- * that keeps the device busy on its own waits q times its mean request's
- * device time (behind QEMU's 2000 commands/s, a tenant of 256 writes
- * outstanding 128 ms); one that does not keep it busy waits about the
- * device's time for one request (a QD1 reader, or 16 reads on fnvssd's
- * four dies where the device is full only past 4). The parallelism is in
- * the fit: fnvssd's 4 KiB read costs a quarter of its 1.5 ms latency,
- * the time it takes from four dies. Its mean request by the fit, for the
- * types in @nr (FUA writes count as writes: the samples do not tell).
+ * waits q times what one of them takes of the device at that depth, by
+ * the fit (q - 1) times its cost and once its time alone (the
+ * depth, above): behind QEMU's 2000 commands/s, where both are 500 us, a tenant
+ * of 256 writes outstanding 128 ms; on fnvssd's four dies, a 4 KiB read
+ * costs 375 us (a quarter of its 1.5 ms) and 16 of them wait 7.1 ms. At
+ * least the device's time for one request (@l1_ns). Its mean request, for
+ * the types in @nr (FUA writes count as writes: the samples do not tell).
  */
 u64 fnv_cm_alone_ns(const struct fnv_cm *m, u64 q16, const u64 *nr,
 		    const u64 *sect, u64 l1_ns)
 {
-	u64 c = 0, n = 0;
+	u64 c = 0, l = 0, n = 0;
 	int t;
 
 	for (t = 0; t < 2; t++) {
@@ -824,9 +894,13 @@ u64 fnv_cm_alone_ns(const struct fnv_cm *m, u64 q16, const u64 *nr,
 			continue;
 		c += nr[t] * m->cmd_ns[t] + mul_u64_u64_shr(sect[t],
 							    m->sect_ns16[t], 16);
+		l += nr[t] * m->lat_cmd_ns[t] +
+		     mul_u64_u64_shr(sect[t], m->lat_sect_ns16[t], 16);
 		n += nr[t];
 	}
 	if (!n)
 		return l1_ns;
-	return max(l1_ns, mul_u64_u64_div_u64(q16, c, n << 16));
+	c = q16 > 1ULL << 16 ?
+	    mul_u64_u64_div_u64(q16 - (1ULL << 16), c, n << 16) : 0;
+	return max(l1_ns, c + div64_u64(l, n));
 }

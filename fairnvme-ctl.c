@@ -608,6 +608,11 @@ static void fnv_cm_window(struct fnv_data *fd, u64 now)
 	/* the first period after the worker was armed: no window yet */
 	w->dt_ns = fd->win_at && now > fd->win_at ? now - fd->win_at : 0;
 	w->busy_ns = w->dt_ns > fd->win_idle ? w->dt_ns - fd->win_idle : 0;
+	w->depth16 = fd->win_dnr ? min_t(u64, div_u64(fd->win_dsum << 4,
+						      fd->win_dnr),
+					 U32_MAX) : 0;
+	fd->win_dsum = 0;
+	fd->win_dnr = 0;
 	/*
 	 * The depth in force over the period: max_inflight (a rate trial's,
 	 * kept, or a size probe's: full even if max_inflight was raised
@@ -695,6 +700,9 @@ static bool fnv_probe_step(struct fnv_data *fd, u8 closed, bool probe,
 	fd->cm_depth[1] = READ_ONCE(fd->hold_depth);
 	fd->cm_depth[2] = READ_ONCE(fd->slot_depth);
 	fd->cm_step = 1;
+	/* every other probe low: cost.c's depth */
+	if (fnv_cm_probe_low(&fd->cm))
+		lim = max(lim / FNV_CM_PROBE_LOW, 2U);
 	WRITE_ONCE(fd->hold_depth, lim);
 	WRITE_ONCE(fd->slot_depth, lim);
 	WRITE_ONCE(fd->depth, lim);

@@ -150,12 +150,17 @@ static int fnv_cost_learned_show(void *data, struct seq_file *m)
 			   FNV_CM_N_ONE >> FNV_CM_SLOW_IN),
 		   cm->type_ratio[FNV_CM_WRITE],
 		   cm->type_ratio[FNV_CM_FUA]);
-	seq_printf(m, " last=%llu/%llu,%llu/%llu,%llu/%llu busy_us=%llu dt_us=%llu last_full=%d\n",
+	/* a 4 KiB read's time alone, at depth 1 (not charged) */
+	seq_printf(m, " read_lat_ns=%llu",
+		   cm->lat_cmd_ns[FNV_CM_READ] +
+		   ((cm->lat_sect_ns16[FNV_CM_READ] * 8) >> 16));
+	seq_printf(m, " last=%llu/%llu,%llu/%llu,%llu/%llu busy_us=%llu dt_us=%llu last_full=%d last_depth=%u\n",
 		   w->nr[FNV_CM_READ], w->sect[FNV_CM_READ],
 		   w->nr[FNV_CM_WRITE], w->sect[FNV_CM_WRITE],
 		   w->nr[FNV_CM_FUA], w->sect[FNV_CM_FUA],
 		   div_u64(w->busy_ns, NSEC_PER_USEC),
-		   div_u64(w->dt_ns, NSEC_PER_USEC), w->full);
+		   div_u64(w->dt_ns, NSEC_PER_USEC), w->full,
+		   w->depth16 >> 4);
 	spin_unlock_irq(&fd->lock);
 	return 0;
 }

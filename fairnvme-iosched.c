@@ -1274,6 +1274,9 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	fnv_rq_set_depth(rq, depth, fd->wrr_mode == FNV_WRR_SOFT ? cost : 0);
 	if (depth == 1)
 		fnv_win_idle(fd);
+	/* the window's mean depth, for the cost model's wait (cost.c) */
+	fd->win_dsum += depth;
+	fd->win_dnr++;
 	if (tn && fd->wrr_mode == FNV_WRR_SOFT)
 		fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_D2FQ);
 	if (tn) {

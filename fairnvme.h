@@ -288,6 +288,8 @@ struct fnv_data {
 	u64 win_at;			/* ns: the window's start */
 	u64 win_idle;			/* ns: ... idle since */
 	u64 win_mark;			/* ns: idle counted up to */
+	u64 win_dsum;			/* ... the depths its dispatches made */
+	u32 win_dnr;			/* ... over this many */
 	u64 win_work;			/* ... the last one's, fnv_cm_work() */
 	struct fnv_cm_win win_last;	/* ... itself (debugfs) */
 	u32 win_c_cmd[FNV_CM_TYPES];	/* ... priced by these */

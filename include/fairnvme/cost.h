@@ -21,6 +21,11 @@
 #define FNV_CM_TYPES		3
 /* The regressors: per type, its commands (2t) and its sectors (2t + 1). */
 #define FNV_CM_NX		(2 * FNV_CM_TYPES)
+/*
+ * Each twice: at the full device (FNV_CM_NX more than its index: alone,
+ * at depth 1), in proportion to the window's mean depth (cost.c)
+ */
+#define FNV_CM_NU		(2 * FNV_CM_NX)
 /* Charged coefficients are in 1/2^FNV_CM_SHIFT of a sector of a read */
 #define FNV_CM_SHIFT		16
 /* The unit: a 4 KiB read costs what its 8 sectors would under bytes. */
@@ -76,6 +81,8 @@
  */
 #define FNV_CM_RIDGE_SHIFT	16
 #define FNV_CM_RIDGE_MIN	8ULL
+/* ... and a request's time alone to its cost (cost.c's depth) */
+#define FNV_CM_LAT_RIDGE	12
 /* ... so a pivot (in 1/2^30) under this is a bug's: its regressor is 0 */
 #define FNV_CM_PIVOT_MIN	256
 /* The fit over the prior, in 1/2^16: at most 4096 times it */
@@ -101,6 +108,12 @@
 #define FNV_CM_PROBE_LARGE	2
 #define FNV_CM_PROBE_SOON	16U
 #define FNV_CM_PROBE_EVERY	64U
+/*
+ * Every other size probe (from the second) runs at 1/FNV_CM_PROBE_LOW of
+ * max_inflight, 2 at least: the same requests at two depths tell what
+ * they cost a parallel device from their time alone (cost.c)
+ */
+#define FNV_CM_PROBE_LOW	8U
 
 /* A control period, as the kernel feeds it: what completed in it */
 struct fnv_cm_win {
@@ -108,6 +121,7 @@ struct fnv_cm_win {
 	u64 sect[FNV_CM_TYPES];		/* ... their sectors */
 	u64 busy_ns;			/* the device had requests */
 	u64 dt_ns;			/* the period's length */
+	u32 depth16;			/* mean depth at dispatch, 1/16; 0: unknown */
 	bool full;			/* ... at max_inflight */
 	bool probe;			/* ... a size probe's */
 };
@@ -119,8 +133,8 @@ struct fnv_cm_win {
 
 /* decayed sums over windows: u_i * u_j, u_j (y = 1), y * y */
 struct fnv_cm_sums {
-	u64 a[FNV_CM_NX][FNV_CM_NX];
-	u64 g[FNV_CM_NX];
+	u64 a[FNV_CM_NU][FNV_CM_NU];
+	u64 g[FNV_CM_NU];
 	u64 n;
 	u32 windows;			/* counted, ever */
 };
@@ -141,6 +155,7 @@ struct fnv_cm_sums {
 struct fnv_cm {
 	struct fnv_cm_sums s[FNV_CM_KINDS];
 	struct fnv_cm_sums slow[FNV_CM_KINDS];
+	struct fnv_cm_sums tmp;		/* cost.c's, off the stack */
 	/* the held windows' busy time over the full ones' fit, 1/1024 */
 	u32 held_ratio;
 	bool held_in;			/* ... within FNV_CM_HELD_MIN.._MAX */
@@ -154,11 +169,14 @@ struct fnv_cm {
 	u64 mix_sect16;			/* the windows' mean size, 1/16 per */
 	u32 mix_wr;			/* ... and writes, 1/1024 */
 	/* the fit: each coefficient over the prior's, and their scale */
-	u64 z16[FNV_CM_NX];
+	u64 z16[FNV_CM_NU];
 	u64 s16;
 	/* ... as ns per command, and ns per sector in 1/2^16 */
 	u64 cmd_ns[FNV_CM_TYPES];
 	u64 sect_ns16[FNV_CM_TYPES];
+	/* ... a request's alone, at depth 1 (not charged) */
+	u64 lat_cmd_ns[FNV_CM_TYPES];
+	u64 lat_sect_ns16[FNV_CM_TYPES];
 	bool known[FNV_CM_TYPES];	/* a window was fitted */
 	bool sep[FNV_CM_TYPES];		/* ... sizes separated: not the prior's */
 	u32 resid;			/* rms error, 1/1024 of a window */
@@ -206,6 +224,12 @@ u32 fnv_cm_probe_class(const struct fnv_cm *m, u64 nr, u64 sect);
  */
 bool fnv_cm_probe_due(struct fnv_cm *m);
 void fnv_cm_probe_ran(struct fnv_cm *m);
+
+/* The probe that fnv_cm_probe_ran() started runs low */
+static inline bool fnv_cm_probe_low(const struct fnv_cm *m)
+{
+	return m->probes && !(m->probes & 1);
+}
 
 /*
  * The mean latency of a tenant's request were the tenant alone, in ns:

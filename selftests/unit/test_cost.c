@@ -787,6 +787,126 @@ static void test_probe(void)
 	}
 }
 
+/*
+ * A parallel device at a depth that does not fill it: fnvssd's four dies,
+ * a 4 KiB read on one of them at random. N reads in flight keep N/(N + 3)
+ * of the dies busy (a closed queue over four servers), so a read takes
+ * 375 us * (1 + 3/N) of the window's busy time: 445 us at 16, the depth a
+ * tenant of 16 keeps in a size probe, where its die time is 375; a
+ * 64 KiB read, striped over the four, 1500 us at any depth. t29 c/eq's
+ * fit, without the wait, charged 64 KiB at 3.39 to 3.56 times 4 KiB, and
+ * the 4 KiB reader got 0.443 to 0.482 of the die time (0.5 due). @low:
+ * every other probe runs the small class at 4 (fnv_cm_probe_low()), as
+ * the kernel does. @serial: a device of one part (2000 commands/s), the
+ * same schedule, held at depth 1 as t29's a/eq on it, the trial's mean
+ * depth 29 to 32; its windows' time alone is their cost. @periods: so
+ * many, the probes from @probe_from.
+ */
+static double wait_c4(bool serial, double depth)
+{
+	return serial ? 500000 : 375000 * (1 + 3 / depth);
+}
+
+static double wait_c64(bool serial)
+{
+	return serial ? 500000 : 1500000;
+}
+
+static void run_wait(struct fnv_cm *m, bool low, bool serial, int periods,
+		     int probe_from)
+{
+	struct fnv_cm_win w;
+	int p, step = 0;
+
+	fnv_cm_init(m);
+	for (p = 0; p < periods; p++) {
+		double n4, n64, depth;
+
+		w = (struct fnv_cm_win){};
+		if (step == 1) {
+			/* the small class alone, at 16 or low */
+			depth = low && fnv_cm_probe_low(m) ? 4 : 16;
+			n4 = 100e6 / wait_c4(serial, depth);
+			n64 = 0;
+			w.full = w.probe = true;
+			step++;
+		} else if (step == 2) {
+			depth = low && fnv_cm_probe_low(m) ? 4 : 16;
+			n4 = 0;
+			n64 = 100e6 / wait_c64(serial);
+			w.full = w.probe = true;
+			step++;
+		} else if (p >= 100 && p < 116) {
+			/* a rate trial at 32: one mix */
+			depth = serial ? 29 + rnd() % 4 : 32;
+			n4 = n64 = 100e6 / (wait_c4(serial, depth) +
+					    wait_c64(serial));
+			w.full = true;
+		} else {
+			/* held at 4, tilted one way then the other */
+			double f = p % 2 ? 5.0 / 8 : 3.0 / 8, n;
+
+			depth = serial ? 1 : 4;
+			n = 100e6 / (f * wait_c4(serial, depth) +
+				     (1 - f) * wait_c64(serial));
+			n4 = f * n;
+			n64 = (1 - f) * n;
+			if (step == 3)
+				step = 0;
+			if (!step && p >= probe_from && fnv_cm_probe_due(m)) {
+				fnv_cm_probe_ran(m);
+				step = 1;
+			}
+		}
+		w.nr[FNV_CM_READ] = (u64)n4 + (u64)n64;
+		w.sect[FNV_CM_READ] = 8 * (u64)n4 + 128 * (u64)n64;
+		w.busy_ns = (u64)((u64)n4 * wait_c4(serial, depth) +
+				  (u64)n64 * wait_c64(serial));
+		/* +-2 %: what the device held at the edges */
+		w.busy_ns += w.busy_ns / 50 * (rnd() % 3) - w.busy_ns / 50;
+		w.dt_ns = w.busy_ns;
+		w.depth16 = (u32)(depth * 16);
+		fnv_cm_update(m, &w);
+	}
+}
+
+static void test_wait(void)
+{
+	struct fnv_cm m;
+	double r;
+
+	run_wait(&m, true, false, 400, 0);
+	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
+	nearf(r, 4, 0.08, "%s, 4 KiB reads wait for busy dies: 64 KiB costs %.2f of 4 KiB (4)",
+	      dev_name[STRIPE], r);
+	nearf(m.lat_cmd_ns[0] + m.lat_sect_ns16[0] * 8 / 65536, 1500000, 0.1,
+	      "%s: a 4 KiB read alone %llu ns (1500000, tR)", dev_name[STRIPE],
+	      (unsigned long long)(m.lat_cmd_ns[0] +
+				   m.lat_sect_ns16[0] * 8 / 65536));
+	nearf(m.cmd_ns[0] + m.sect_ns16[0] * 8 / 65536, 375000, 0.08,
+	      "%s: a 4 KiB read costs %llu ns (375000, die time)",
+	      dev_name[STRIPE],
+	      (unsigned long long)(m.cmd_ns[0] + m.sect_ns16[0] * 8 / 65536));
+	tap_ok(m.held_in, "%s: the held windows at depth 4 follow the fit (ratio %.3f)",
+	       dev_name[STRIPE], m.held_ratio / 1024.0);
+	run_wait(&m, false, false, 400, 0);
+	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
+	tap_diag("without the low probes: 64 KiB at %.2f of 4 KiB", r);
+	/* the trial's windows alone judge the held ones at depth 1 */
+	run_wait(&m, true, true, 116, 400);
+	tap_ok(m.held_in && m.held_ratio > 960 && m.held_ratio < 1088,
+	       "%s, a rate trial's windows of depth 29 to 32: the held ones at depth 1 counted (ratio %.3f)",
+	       dev_name[CMD2000], m.held_ratio / 1024.0);
+	run_wait(&m, true, true, 400, 0);
+	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
+	tap_ok(r > 0.9 && r < 1.1 && m.lat_cmd_ns[0] > 450000 &&
+	       m.lat_cmd_ns[0] < 550000,
+	       "%s, the same schedule: a read alone %llu ns (500000), 64 KiB costs %.2f of 4 KiB (1)",
+	       dev_name[CMD2000], (unsigned long long)m.lat_cmd_ns[0], r);
+	nearf(m.cmd_ns[0], 500000, 0.08, "%s: %llu ns per command (500000)",
+	      dev_name[CMD2000], (unsigned long long)m.cmd_ns[0]);
+}
+
 /* item 2: the latency of a tenant's requests were it alone */
 static void test_alone(void)
 {
@@ -795,22 +915,31 @@ static void test_alone(void)
 	u64 rd[2] = { 100, 0 }, rs[2] = { 800, 0 }, none[2] = {};
 
 	fnv_cm_init(&m);
-	m.cmd_ns[0] = m.cmd_ns[1] = 500000;	/* 2000 commands/s */
+	/* 2000 commands/s: 500 us a command, alone or not */
+	m.cmd_ns[0] = m.cmd_ns[1] = 500000;
+	m.lat_cmd_ns[0] = m.lat_cmd_ns[1] = 500000;
 	m.sect_ns16[0] = m.sect_ns16[1] = 0;
+	m.lat_sect_ns16[0] = m.lat_sect_ns16[1] = 0;
 	tap_ok(fnv_cm_alone_ns(&m, 256ULL << 16, nr, sect, 450000) == 128000000,
 	       "2000 commands/s, 256 requests outstanding: 128 ms alone");
 	tap_ok(fnv_cm_alone_ns(&m, 1ULL << 16, rd, rs, 450000) == 500000 &&
 	       fnv_cm_alone_ns(&m, 1ULL << 16, rd, rs, 2000000) == 2000000 &&
 	       fnv_cm_alone_ns(&m, 1ULL << 16, none, none, 450000) == 450000,
 	       "one request outstanding: the larger of its cost and the device's time for one");
-	/* fnvssd: 4 KiB reads 375 us of die time, 1.5 ms each alone */
+	/*
+	 * fnvssd: 4 KiB reads 375 us of die time, 1.5 ms each alone: 16
+	 * outstanding take 16 * 375 * (1 + 3/16) us (the dies they leave
+	 * idle at random: cost.c's depth)
+	 */
 	m.cmd_ns[0] = 375000;
-	tap_ok(fnv_cm_alone_ns(&m, 16ULL << 16, rd, rs, 1600000) == 6000000 &&
-	       fnv_cm_alone_ns(&m, 2ULL << 16, rd, rs, 1600000) == 1600000,
-	       "fnvssd: 16 reads outstanding 6 ms alone, 2 the device's 1.6 ms");
+	m.lat_cmd_ns[0] = 1500000;
+	tap_ok(fnv_cm_alone_ns(&m, 16ULL << 16, rd, rs, 1600000) == 7125000 &&
+	       fnv_cm_alone_ns(&m, 2ULL << 16, rd, rs, 1600000) == 1875000 &&
+	       fnv_cm_alone_ns(&m, 1ULL << 16, rd, rs, 1600000) == 1600000,
+	       "fnvssd: 16 reads outstanding 7.1 ms alone, 2 1.9 ms, 1 the device's 1.6 ms");
 	/* bytes: 64 KiB at 16 MB/s, 4.1 ms */
-	m.cmd_ns[0] = 0;
-	m.sect_ns16[0] = (32000ULL << 16);
+	m.cmd_ns[0] = m.lat_cmd_ns[0] = 0;
+	m.sect_ns16[0] = m.lat_sect_ns16[0] = (32000ULL << 16);
 	rs[0] = 100 * 128;
 	tap_ok(fnv_cm_alone_ns(&m, 1ULL << 16, rd, rs, 450000) == 4096000,
 	       "bytes: a QD1 reader of 64 KiB at 16 MB/s: 4.1 ms");
@@ -954,6 +1083,7 @@ int main(void)
 		 4 +		/* test_range */
 		 6 +		/* test_held */
 		 6 +		/* test_probe */
+		 7 +		/* test_wait */
 		 3 +		/* test_few_full */
 		 4 +		/* test_alone */
 		 3 +		/* test_fua */
@@ -971,6 +1101,7 @@ int main(void)
 	test_range();
 	test_held();
 	test_probe();
+	test_wait();
 	test_few_full();
 	test_alone();
 	test_fua();
