@@ -284,6 +284,12 @@ static int fnv_cm_read_of(int j)
 	return j / FNV_CM_NX * FNV_CM_NX + (j & 1);
 }
 
+/* regressor @j's other half: cost, time alone */
+static int fnv_cm_twin(int j)
+{
+	return j < FNV_CM_NX ? j + FNV_CM_NX : j - FNV_CM_NX;
+}
+
 /* @a * @b >> @sh, signed, through 128 bits */
 static s64 fnv_cm_mul(s64 a, s64 b, unsigned int sh)
 {
@@ -402,6 +408,47 @@ static int fnv_cm_solve_set(const struct fnv_cm_sys *q, unsigned int free,
  * The system of the sums @S: scaled to 31 bits, the ridge, the prior's
  * scale (the one multiple of it that fits best).
  */
+/*
+ * A request's time alone is its cost (a device of one part) but where
+ * the full windows' depths told the two apart (@apart, by regressor):
+ * those are pulled together by 1/2^FNV_CM_LAT_RIDGE of the larger of
+ * their sums, the others tied by the larger. Only the full windows tell:
+ * their depths are max_inflight's and the low size probes'. Held windows
+ * at depth 1 are all time alone, and beside a rate trial's they told a
+ * FUA write's cost from its time alone by a few windows at depth 2 (t21
+ * on 6.12: a FUA write charged half a read where both take a command).
+ * Behind QEMU's 2000 commands/s, windows whose mean depth moved from 29
+ * to 32 (a rate trial's) fitted a 4 KiB read alone at 6 us to 2.3 ms
+ * with no pull.
+ */
+static void fnv_cm_sys_tie(struct fnv_cm_sys *q, u32 apart)
+{
+	int i;
+
+	for (i = 0; i < FNV_CM_NX; i++) {
+		u64 v = max(q->a[i][i], q->a[FNV_CM_NX + i][FNV_CM_NX + i]);
+
+		q->cpl[i] = apart & FNV_CM_BIT(i) ? v >> FNV_CM_LAT_RIDGE : v;
+	}
+}
+
+/* The regressors whose two halves the windows of @q told apart */
+static u32 fnv_cm_apart(const struct fnv_cm_sys *q)
+{
+	u32 apart = 0;
+	int i;
+
+	for (i = 0; i < FNV_CM_NX; i++) {
+		u64 cc = q->a[i][i], ll = q->a[FNV_CM_NX + i][FNV_CM_NX + i];
+		u64 cl = q->a[i][FNV_CM_NX + i];
+
+		/* their squared cosine under 1 - 1/64 */
+		if (cc && ll && cl * cl < cc * ll - ((cc * ll) >> 6))
+			apart |= FNV_CM_BIT(i);
+	}
+	return apart;
+}
+
 static void fnv_cm_sys_set(struct fnv_cm_sys *q, const struct fnv_cm_sums *S)
 {
 	u64 top = S->n, sa = 0, sg = 0, amax = 0;
@@ -409,7 +456,8 @@ static void fnv_cm_sys_set(struct fnv_cm_sys *q, const struct fnv_cm_sums *S)
 
 	for (j = 0; j < FNV_CM_NU; j++)
 		top = max3(top, S->a[j][j], S->g[j]);
-	while ((top >> sh) >= (1ULL << 31))
+	/* 30 bits: with the tie below, a_jj + c_j below 2^32 (solve_set) */
+	while ((top >> sh) >= (1ULL << 30))
 		sh++;
 	q->free = 0;
 	for (i = 0; i < FNV_CM_NU; i++) {
@@ -436,19 +484,7 @@ static void fnv_cm_sys_set(struct fnv_cm_sys *q, const struct fnv_cm_sums *S)
 	for (i = 0; i < FNV_CM_NU; i++)
 		q->lam[i] = max(int_sqrt64(q->a[i][i] * amax) >>
 				FNV_CM_RIDGE_SHIFT, FNV_CM_RIDGE_MIN);
-	/*
-	 * A request's time alone is its cost (a device of one part) but
-	 * where windows at other depths say otherwise: the two are pulled
-	 * together by 1/2^FNV_CM_LAT_RIDGE of the larger of their sums.
-	 * Behind QEMU's 2000 commands/s, without it, windows whose mean depth
-	 * moved from 29 to 32 (a rate trial's) fitted a 4 KiB read alone at
-	 * 6 us to 2.3 ms and judged the held windows at depth 1 by it, and
-	 * those (1/depth cost, a few at 2) fitted its cost at 10 us, a 64 KiB
-	 * read's at 1.5 times it.
-	 */
-	for (i = 0; i < FNV_CM_NX; i++)
-		q->cpl[i] = max(q->a[i][i], q->a[FNV_CM_NX + i][FNV_CM_NX + i]) >>
-			    FNV_CM_LAT_RIDGE;
+	fnv_cm_sys_tie(q, 0);
 	q->s16 = sa ? clamp_t(u64, div64_u64(sg << 16, sa), 1,
 			      FNV_CM_Z_MAX) : 1ULL << 16;
 }
@@ -511,12 +547,17 @@ static void fnv_cm_fit_sums(const struct fnv_cm_sys *q, const u64 *z,
 static bool fnv_cm_same_size(const struct fnv_cm_sums *F,
 			     const struct fnv_cm_sums *H, int t)
 {
+	u64 cf = F->g[2 * t] + F->g[FNV_CM_NX + 2 * t];
+	u64 ch = H->g[2 * t] + H->g[FNV_CM_NX + 2 * t];
 	u64 rf, rh;
 
-	if (!H->g[2 * t] || !F->g[2 * t])
+	/* both halves: held windows at depth 1 are all time alone */
+	if (!ch || !cf)
 		return true;
-	rf = mul_u64_u64_div_u64(F->g[2 * t + 1], 1ULL << 16, F->g[2 * t]);
-	rh = mul_u64_u64_div_u64(H->g[2 * t + 1], 1ULL << 16, H->g[2 * t]);
+	rf = mul_u64_u64_div_u64(F->g[2 * t + 1] + F->g[FNV_CM_NX + 2 * t + 1],
+				 1ULL << 16, cf);
+	rh = mul_u64_u64_div_u64(H->g[2 * t + 1] + H->g[FNV_CM_NX + 2 * t + 1],
+				 1ULL << 16, ch);
 	return rf * 8 <= rh * 9 && rh * 8 <= rf * 9;
 }
 
@@ -548,9 +589,12 @@ static bool fnv_cm_held_in(struct fnv_cm *m)
 
 	m->held_ratio = 0;
 	m->full_sep = false;
+	m->depth_apart = 0;
 	if (m->s[FNV_CM_FULL].n < FNV_CM_FULL_MIN * FNV_CM_N_ONE)
 		return true;
 	fnv_cm_sys_set(&q, &m->s[FNV_CM_FULL]);
+	m->depth_apart = fnv_cm_apart(&q);
+	fnv_cm_sys_tie(&q, m->depth_apart);
 	/*
 	 * Only full windows that told sizes apart judge: at max_inflight
 	 * the device's order sets the mix, and where it did not change (two
@@ -572,9 +616,13 @@ static bool fnv_cm_held_in(struct fnv_cm *m)
 	 * read of its size, the prior's rule; the prior's scale without reads
 	 */
 	for (j = 0; j < FNV_CM_NU; j++) {
-		int r = fnv_cm_read_of(j);
+		int r = fnv_cm_read_of(j), w = fnv_cm_twin(j);
 
-		if (!(q.free & FNV_CM_BIT(j)))
+		if (q.free & FNV_CM_BIT(j))
+			continue;
+		if (q.free & FNV_CM_BIT(w))
+			z[j] = z[w];
+		else
 			z[j] = j != r && q.free & FNV_CM_BIT(r) ? z[r] : q.s16;
 	}
 	fnv_cm_sys_set(&q, &m->s[FNV_CM_HELD]);
@@ -639,6 +687,7 @@ static void fnv_cm_types(struct fnv_cm *m)
 	if (all->n < FNV_CM_SLOW_MIN * (FNV_CM_N_ONE >> FNV_CM_SLOW_IN))
 		return;
 	fnv_cm_sys_set(&q, all);
+	fnv_cm_sys_tie(&q, m->depth_apart);
 	if (!(q.free & FNV_CM_BIT(0)) || !q.g[0])
 		return;
 	fnv_cm_fit(&q, z);
@@ -658,11 +707,14 @@ static void fnv_cm_types(struct fnv_cm *m)
 		/* by at most 16 times either way */
 		k = clamp_t(u64, mul_u64_u64_div_u64(a, 1ULL << 16, b),
 			    1ULL << 12, 1ULL << 20);
-		for (j = 2 * t; j < 2 * t + 2; j++)
-			m->z16[j] = clamp_t(u64, mul_u64_u64_shr(m->z16[j], k,
-								 16),
-					    max(m->s16 >> 6, 1ULL),
-					    FNV_CM_Z_MAX);
+		/* its cost, and its time alone alike */
+		for (j = 0; j < FNV_CM_NU; j++)
+			if (j % FNV_CM_NX / 2 == t)
+				m->z16[j] = clamp_t(u64,
+						    mul_u64_u64_shr(m->z16[j],
+								    k, 16),
+						    max(m->s16 >> 6, 1ULL),
+						    FNV_CM_Z_MAX);
 		/* per request: over the types' commands (one prior) */
 		k = mul_u64_u64_div_u64(a >> 6, q.g[0], q.g[2 * t]);
 		m->type_ratio[t] = min_t(u64, k, U32_MAX);
@@ -701,6 +753,7 @@ static void fnv_cm_solve(struct fnv_cm *m)
 		seen += H->windows;
 	}
 	fnv_cm_sys_set(&q, all);
+	fnv_cm_sys_tie(&q, m->depth_apart);
 	m->s16 = q.s16;
 	fnv_cm_fit(&q, z);
 	/*
@@ -728,6 +781,17 @@ static void fnv_cm_solve(struct fnv_cm *m)
 		if (j != r && !q.a[j][j] && q.a[r][r] &&
 		    seen >= FNV_CM_MIN_WINDOWS)
 			m->z16[j] = m->z16[r];
+	}
+	/*
+	 * One half of a regressor seen, the other not (every window at
+	 * depth 1: no cost; the depth not known: no time alone): its own
+	 * other half, as the tie in fnv_cm_sys_set() would have it
+	 */
+	for (j = 0; j < FNV_CM_NU && seen >= FNV_CM_MIN_WINDOWS; j++) {
+		int w = fnv_cm_twin(j);
+
+		if (!q.a[j][j] && q.a[w][w])
+			m->z16[j] = m->z16[w];
 	}
 	for (t = 0; t < FNV_CM_TYPES; t++)
 		m->type_ratio[t] = 0;

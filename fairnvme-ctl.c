@@ -702,7 +702,7 @@ static bool fnv_probe_step(struct fnv_data *fd, u8 closed, bool probe,
 	fd->cm_step = 1;
 	/* every other probe low: cost.c's depth */
 	if (fnv_cm_probe_low(&fd->cm))
-		lim = max(lim / FNV_CM_PROBE_LOW, 2U);
+		lim = max(lim / FNV_CM_PROBE_LOW, min(lim, 2U));
 	WRITE_ONCE(fd->hold_depth, lim);
 	WRITE_ONCE(fd->slot_depth, lim);
 	WRITE_ONCE(fd->depth, lim);

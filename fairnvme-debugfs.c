@@ -151,9 +151,10 @@ static int fnv_cost_learned_show(void *data, struct seq_file *m)
 		   cm->type_ratio[FNV_CM_WRITE],
 		   cm->type_ratio[FNV_CM_FUA]);
 	/* a 4 KiB read's time alone, at depth 1 (not charged) */
-	seq_printf(m, " read_lat_ns=%llu",
+	seq_printf(m, " read_lat_ns=%llu apart=%#x",
 		   cm->lat_cmd_ns[FNV_CM_READ] +
-		   ((cm->lat_sect_ns16[FNV_CM_READ] * 8) >> 16));
+		   ((cm->lat_sect_ns16[FNV_CM_READ] * 8) >> 16),
+		   cm->depth_apart);
 	seq_printf(m, " last=%llu/%llu,%llu/%llu,%llu/%llu busy_us=%llu dt_us=%llu last_full=%d last_depth=%u\n",
 		   w->nr[FNV_CM_READ], w->sect[FNV_CM_READ],
 		   w->nr[FNV_CM_WRITE], w->sect[FNV_CM_WRITE],

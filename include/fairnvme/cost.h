@@ -74,13 +74,15 @@
 #define FNV_CM_U_MAX		0x10000000ULL
 /*
  * The prior weighs 1/2^FNV_CM_RIDGE_SHIFT of each regressor's own sum, and
- * at least FNV_CM_RIDGE_MIN: the sums cut to 31 bits each are off by less
- * than 1 each, a matrix of norm under 4, and a floor of 8 keeps the system
- * positive definite (a floor of 1 let a first window of 8 reads among 8803
- * writes come out indefinite, and divide by a pivot of 0)
+ * at least FNV_CM_RIDGE_MIN: the sums cut to 30 bits each are off by less
+ * than 1 each, a matrix of 12 regressors of norm under 12, and a floor of
+ * 16 keeps the system positive definite (a floor of 1 let a first window
+ * of 8 reads among 8803 writes come out indefinite, and divide by a pivot
+ * of 0); a pivot that still comes out under FNV_CM_PIVOT_MIN drops its
+ * regressor
  */
 #define FNV_CM_RIDGE_SHIFT	16
-#define FNV_CM_RIDGE_MIN	8ULL
+#define FNV_CM_RIDGE_MIN	16ULL
 /* ... and a request's time alone to its cost (cost.c's depth) */
 #define FNV_CM_LAT_RIDGE	12
 /* ... so a pivot (in 1/2^30) under this is a bug's: its regressor is 0 */
@@ -160,6 +162,7 @@ struct fnv_cm {
 	u32 held_ratio;
 	bool held_in;			/* ... within FNV_CM_HELD_MIN.._MAX */
 	bool full_sep;			/* the full windows told sizes apart */
+	u32 depth_apart;		/* ... cost from time alone, by regressor */
 	u32 probe_wait;			/* periods since the last size probe */
 	u32 probe_soon;			/* ... before the next, sizes not apart */
 	u32 probes;			/* ... run, ever (debugfs) */

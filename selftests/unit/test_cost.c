@@ -800,7 +800,8 @@ static void test_probe(void)
  * the kernel does. @serial: a device of one part (2000 commands/s), the
  * same schedule, held at depth 1 as t29's a/eq on it, the trial's mean
  * depth 29 to 32; its windows' time alone is their cost. @periods: so
- * many, the probes from @probe_from.
+ * many, the probes from @probe_from, each window's busy time off by
+ * +-@noise %.
  */
 static double wait_c4(bool serial, double depth)
 {
@@ -813,7 +814,7 @@ static double wait_c64(bool serial)
 }
 
 static void run_wait(struct fnv_cm *m, bool low, bool serial, int periods,
-		     int probe_from)
+		     int probe_from, unsigned int noise)
 {
 	struct fnv_cm_win w;
 	int p, step = 0;
@@ -828,19 +829,22 @@ static void run_wait(struct fnv_cm *m, bool low, bool serial, int periods,
 			depth = low && fnv_cm_probe_low(m) ? 4 : 16;
 			n4 = 100e6 / wait_c4(serial, depth);
 			n64 = 0;
-			w.full = w.probe = true;
+			w.full = true;
+			w.probe = true;
 			step++;
 		} else if (step == 2) {
 			depth = low && fnv_cm_probe_low(m) ? 4 : 16;
 			n4 = 0;
 			n64 = 100e6 / wait_c64(serial);
-			w.full = w.probe = true;
+			w.full = true;
+			w.probe = true;
 			step++;
 		} else if (p >= 100 && p < 116) {
 			/* a rate trial at 32: one mix */
 			depth = serial ? 29 + rnd() % 4 : 32;
-			n4 = n64 = 100e6 / (wait_c4(serial, depth) +
-					    wait_c64(serial));
+			n4 = 100e6 / (wait_c4(serial, depth) +
+				      wait_c64(serial));
+			n64 = n4;
 			w.full = true;
 		} else {
 			/* held at 4, tilted one way then the other */
@@ -862,10 +866,43 @@ static void run_wait(struct fnv_cm *m, bool low, bool serial, int periods,
 		w.sect[FNV_CM_READ] = 8 * (u64)n4 + 128 * (u64)n64;
 		w.busy_ns = (u64)((u64)n4 * wait_c4(serial, depth) +
 				  (u64)n64 * wait_c64(serial));
-		/* +-2 %: what the device held at the edges */
-		w.busy_ns += w.busy_ns / 50 * (rnd() % 3) - w.busy_ns / 50;
+		/* +-@noise %: what the device held at the edges */
+		w.busy_ns += w.busy_ns * noise / 100 * (rnd() % 3) -
+			     w.busy_ns * noise / 100;
 		w.dt_ns = w.busy_ns;
 		w.depth16 = (u32)(depth * 16);
+		fnv_cm_update(m, &w);
+	}
+}
+
+/*
+ * t21 on 6.12: a FUA writer beside a reader of its size behind QEMU's
+ * 2000 commands/s, held at depth 1 with one window in five at 2, a rate
+ * trial at 29 to 32; no size probe (one size). In the guest, the few at
+ * 2 told a FUA write's cost from its time alone, and it came out at half
+ * a read's; only the full windows' depths tell now. These windows, less
+ * noisy than the guest's, show the rule, not that noise.
+ */
+static void run_fua_depth1(struct fnv_cm *m)
+{
+	struct fnv_cm_win w;
+	int p;
+
+	fnv_cm_init(m);
+	for (p = 0; p < 300; p++) {
+		u64 n = 200, nf = p % 2 ? 125 : 75;
+
+		w = (struct fnv_cm_win){};
+		w.full = p >= 100 && p < 116;
+		w.depth16 = w.full ? 16 * (29 + rnd() % 4) :
+			    p % 5 ? 16 : 32;
+		w.nr[FNV_CM_READ] = n - nf;
+		w.sect[FNV_CM_READ] = 8 * (n - nf);
+		w.nr[FNV_CM_FUA] = nf;
+		w.sect[FNV_CM_FUA] = 8 * nf;
+		w.busy_ns = n * 500000;
+		w.busy_ns += w.busy_ns / 20 * (rnd() % 3) - w.busy_ns / 20;
+		w.dt_ns = w.busy_ns;
 		fnv_cm_update(m, &w);
 	}
 }
@@ -875,7 +912,7 @@ static void test_wait(void)
 	struct fnv_cm m;
 	double r;
 
-	run_wait(&m, true, false, 400, 0);
+	run_wait(&m, true, false, 400, 0, 2);
 	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
 	nearf(r, 4, 0.08, "%s, 4 KiB reads wait for busy dies: 64 KiB costs %.2f of 4 KiB (4)",
 	      dev_name[STRIPE], r);
@@ -889,15 +926,19 @@ static void test_wait(void)
 	      (unsigned long long)(m.cmd_ns[0] + m.sect_ns16[0] * 8 / 65536));
 	tap_ok(m.held_in, "%s: the held windows at depth 4 follow the fit (ratio %.3f)",
 	       dev_name[STRIPE], m.held_ratio / 1024.0);
-	run_wait(&m, false, false, 400, 0);
+	run_wait(&m, false, false, 400, 0, 2);
 	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
 	tap_diag("without the low probes: 64 KiB at %.2f of 4 KiB", r);
-	/* the trial's windows alone judge the held ones at depth 1 */
-	run_wait(&m, true, true, 116, 400);
+	/*
+	 * the trial's windows alone judge the held ones at depth 1, their
+	 * busy time +-10 % (TCG): without the tie, the held ones' ratio
+	 * 1.037 (t21 on 6.12 saw 1.41: out)
+	 */
+	run_wait(&m, true, true, 116, 400, 10);
 	tap_ok(m.held_in && m.held_ratio > 960 && m.held_ratio < 1088,
 	       "%s, a rate trial's windows of depth 29 to 32: the held ones at depth 1 counted (ratio %.3f)",
 	       dev_name[CMD2000], m.held_ratio / 1024.0);
-	run_wait(&m, true, true, 400, 0);
+	run_wait(&m, true, true, 400, 0, 2);
 	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
 	tap_ok(r > 0.9 && r < 1.1 && m.lat_cmd_ns[0] > 450000 &&
 	       m.lat_cmd_ns[0] < 550000,
@@ -905,6 +946,11 @@ static void test_wait(void)
 	       dev_name[CMD2000], (unsigned long long)m.lat_cmd_ns[0], r);
 	nearf(m.cmd_ns[0], 500000, 0.08, "%s: %llu ns per command (500000)",
 	      dev_name[CMD2000], (unsigned long long)m.cmd_ns[0]);
+	run_fua_depth1(&m);
+	r = charge_at(&m, FNV_CM_FUA) / charge_at(&m, FNV_CM_READ);
+	nearf(r, 1, 0.1,
+	      "%s, a FUA writer beside a reader at depth 1: a FUA write costs %.2f reads (1)",
+	      dev_name[CMD2000], r);
 }
 
 /* item 2: the latency of a tenant's requests were it alone */
@@ -917,9 +963,9 @@ static void test_alone(void)
 	fnv_cm_init(&m);
 	/* 2000 commands/s: 500 us a command, alone or not */
 	m.cmd_ns[0] = m.cmd_ns[1] = 500000;
-	m.lat_cmd_ns[0] = m.lat_cmd_ns[1] = 500000;
 	m.sect_ns16[0] = m.sect_ns16[1] = 0;
-	m.lat_sect_ns16[0] = m.lat_sect_ns16[1] = 0;
+	memcpy(m.lat_cmd_ns, m.cmd_ns, sizeof(m.cmd_ns));
+	memcpy(m.lat_sect_ns16, m.sect_ns16, sizeof(m.sect_ns16));
 	tap_ok(fnv_cm_alone_ns(&m, 256ULL << 16, nr, sect, 450000) == 128000000,
 	       "2000 commands/s, 256 requests outstanding: 128 ms alone");
 	tap_ok(fnv_cm_alone_ns(&m, 1ULL << 16, rd, rs, 450000) == 500000 &&
@@ -938,8 +984,10 @@ static void test_alone(void)
 	       fnv_cm_alone_ns(&m, 1ULL << 16, rd, rs, 1600000) == 1600000,
 	       "fnvssd: 16 reads outstanding 7.1 ms alone, 2 1.9 ms, 1 the device's 1.6 ms");
 	/* bytes: 64 KiB at 16 MB/s, 4.1 ms */
-	m.cmd_ns[0] = m.lat_cmd_ns[0] = 0;
-	m.sect_ns16[0] = m.lat_sect_ns16[0] = (32000ULL << 16);
+	m.cmd_ns[0] = 0;
+	m.sect_ns16[0] = (32000ULL << 16);
+	memcpy(m.lat_cmd_ns, m.cmd_ns, sizeof(m.cmd_ns));
+	memcpy(m.lat_sect_ns16, m.sect_ns16, sizeof(m.sect_ns16));
 	rs[0] = 100 * 128;
 	tap_ok(fnv_cm_alone_ns(&m, 1ULL << 16, rd, rs, 450000) == 4096000,
 	       "bytes: a QD1 reader of 64 KiB at 16 MB/s: 4.1 ms");
@@ -1083,7 +1131,7 @@ int main(void)
 		 4 +		/* test_range */
 		 6 +		/* test_held */
 		 6 +		/* test_probe */
-		 7 +		/* test_wait */
+		 8 +		/* test_wait */
 		 3 +		/* test_few_full */
 		 4 +		/* test_alone */
 		 3 +		/* test_fua */
