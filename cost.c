@@ -54,10 +54,11 @@
  * regressor counts twice, (1 - 1/N) of it for the cost (charged) and 1/N
  * for the time alone (the alone estimator's), N the window's mean depth
  * at dispatch. A device of one part (QEMU's throttle) has the two equal,
- * and a window of one depth cannot tell them apart: the ridge keeps both
- * at the windows' scale, the model as it was with one. What tells them
- * apart: every other size probe runs at 1/FNV_CM_PROBE_LOW of
- * max_inflight (the same classes at two depths), and the held windows.
+ * and windows of one depth cannot tell them apart. What tells them
+ * apart: the full windows' depths, max_inflight's and those of every
+ * other size probe, run at 1/FNV_CM_PROBE_LOW of it (the same classes at
+ * two depths); where they did not, the two are tied (fnv_cm_sys_tie()),
+ * the model as it was with one.
  *
  * Where the windows cannot tell a and b apart (every window completed the
  * same mix), the prior decides: blk-iocost's default SSD model's reads
