@@ -406,14 +406,13 @@ static int fnv_cm_solve_set(const struct fnv_cm_sys *q, unsigned int free,
 }
 
 /*
- * The system of the sums @S: scaled to 31 bits, the ridge, the prior's
- * scale (the one multiple of it that fits best).
- */
-/*
  * A request's time alone is its cost (a device of one part) but where
  * the full windows' depths told the two apart (@apart, by regressor):
  * those are pulled together by 1/2^FNV_CM_LAT_RIDGE of the larger of
- * their sums, the others tied by the larger. Only the full windows tell:
+ * their sums, the others by the larger itself: where one half has most
+ * of the weight (held windows at depth 1) the other follows it, and where
+ * both have as much, what the windows ask between them is cut to a
+ * third. Only the full windows tell:
  * their depths are max_inflight's and the low size probes'. Held windows
  * at depth 1 are all time alone, and beside a rate trial's they told a
  * FUA write's cost from its time alone by a few windows at depth 2 (t21
@@ -433,23 +432,33 @@ static void fnv_cm_sys_tie(struct fnv_cm_sys *q, u32 apart)
 	}
 }
 
-/* The regressors whose two halves the windows of @q told apart */
+/*
+ * The regressors whose two halves the windows of @q told apart, by type:
+ * its commands' halves' squared cosine under 1 - 1/64 (the sectors' are
+ * too small a part of the sums, cut to 30 bits, to tell: windows all at
+ * depth 29 to 32 told them apart)
+ */
 static u32 fnv_cm_apart(const struct fnv_cm_sys *q)
 {
 	u32 apart = 0;
-	int i;
+	int t;
 
-	for (i = 0; i < FNV_CM_NX; i++) {
+	for (t = 0; t < FNV_CM_TYPES; t++) {
+		int i = 2 * t;
 		u64 cc = q->a[i][i], ll = q->a[FNV_CM_NX + i][FNV_CM_NX + i];
 		u64 cl = q->a[i][FNV_CM_NX + i];
 
-		/* their squared cosine under 1 - 1/64 */
 		if (cc && ll && cl * cl < cc * ll - ((cc * ll) >> 6))
-			apart |= FNV_CM_BIT(i);
+			apart |= FNV_CM_BIT(i) | FNV_CM_BIT(i + 1);
 	}
 	return apart;
 }
 
+/*
+ * The system of the sums @S: scaled to 30 bits, the ridge, the prior's
+ * scale (the one multiple of it that fits best), each regressor's halves
+ * pulled together (fnv_cm_sys_tie())
+ */
 static void fnv_cm_sys_set(struct fnv_cm_sys *q, const struct fnv_cm_sums *S)
 {
 	u64 top = S->n, sa = 0, sg = 0, amax = 0;
@@ -638,12 +647,26 @@ static bool fnv_cm_held_in(struct fnv_cm *m)
 /*
  * What type @t's requests cost by the fit @z, summed over the windows of
  * @q as its commands and sectors came in them (the type's mean request,
- * not one size): in the units of the sums, below 2^61
+ * not one size), both halves (at depth 1 there is no cost half): in the
+ * units of the sums, below 2^61
  */
 static u64 fnv_cm_type_cost(const struct fnv_cm_sys *q, const u64 *z, int t)
 {
-	return min(z[2 * t], FNV_CM_Z_MAX) * q->g[2 * t] +
-	       min(z[2 * t + 1], FNV_CM_Z_MAX) * q->g[2 * t + 1];
+	u64 c = 0;
+	int j;
+
+	for (j = 2 * t; j < FNV_CM_NU; j += FNV_CM_NX)
+		c += min(z[j], FNV_CM_Z_MAX) * q->g[j] +
+		     min(z[j + 1], FNV_CM_Z_MAX) * q->g[j + 1];
+	return c;
+}
+
+/* type @t's commands in @q (both halves), 0 if it has none to fit */
+static u64 fnv_cm_type_nr(const struct fnv_cm_sys *q, int t)
+{
+	if (!(q->free & (FNV_CM_BIT(2 * t) | FNV_CM_BIT(FNV_CM_NX + 2 * t))))
+		return 0;
+	return q->g[2 * t] + q->g[FNV_CM_NX + 2 * t];
 }
 
 /* @x / @y in 1/2^16 (@y > 0), at most 2^32 */
@@ -689,7 +712,7 @@ static void fnv_cm_types(struct fnv_cm *m)
 		return;
 	fnv_cm_sys_set(&q, all);
 	fnv_cm_sys_tie(&q, m->depth_apart);
-	if (!(q.free & FNV_CM_BIT(0)) || !q.g[0])
+	if (!fnv_cm_type_nr(&q, FNV_CM_READ))
 		return;
 	fnv_cm_fit(&q, z);
 	rs = fnv_cm_type_cost(&q, z, FNV_CM_READ);
@@ -698,7 +721,7 @@ static void fnv_cm_types(struct fnv_cm *m)
 		return;
 	for (t = 1; t < FNV_CM_TYPES; t++) {
 		/* a type that left: its sums decay unevenly, g first */
-		if (!(q.free & FNV_CM_BIT(2 * t)) || !q.g[2 * t])
+		if (!fnv_cm_type_nr(&q, t))
 			continue;
 		/* the long ratio, the short one, in 1/2^16, within 2^32 */
 		a = fnv_cm_ratio16(fnv_cm_type_cost(&q, z, t), rs);
@@ -717,7 +740,8 @@ static void fnv_cm_types(struct fnv_cm *m)
 						    max(m->s16 >> 6, 1ULL),
 						    FNV_CM_Z_MAX);
 		/* per request: over the types' commands (one prior) */
-		k = mul_u64_u64_div_u64(a >> 6, q.g[0], q.g[2 * t]);
+		k = mul_u64_u64_div_u64(a >> 6, fnv_cm_type_nr(&q, FNV_CM_READ),
+					fnv_cm_type_nr(&q, t));
 		m->type_ratio[t] = min_t(u64, k, U32_MAX);
 	}
 	m->type_ratio[FNV_CM_READ] = 1024;
@@ -786,7 +810,7 @@ static void fnv_cm_solve(struct fnv_cm *m)
 	/*
 	 * One half of a regressor seen, the other not (every window at
 	 * depth 1: no cost; the depth not known: no time alone): its own
-	 * other half, as the tie in fnv_cm_sys_set() would have it
+	 * other half, as the tie in fnv_cm_sys_tie() would have it
 	 */
 	for (j = 0; j < FNV_CM_NU && seen >= FNV_CM_MIN_WINDOWS; j++) {
 		int w = fnv_cm_twin(j);

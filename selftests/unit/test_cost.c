@@ -907,6 +907,29 @@ static void run_fua_depth1(struct fnv_cm *m)
 	}
 }
 
+/* ... every window at depth 1, none full */
+static void run_depth1(struct fnv_cm *m)
+{
+	struct fnv_cm_win w;
+	int p;
+
+	fnv_cm_init(m);
+	for (p = 0; p < 300; p++) {
+		u64 n = 200, nf = p % 2 ? 125 : 75;
+
+		w = (struct fnv_cm_win){};
+		w.depth16 = 16;
+		w.nr[FNV_CM_READ] = n - nf;
+		w.sect[FNV_CM_READ] = 8 * (n - nf);
+		w.nr[FNV_CM_FUA] = nf;
+		w.sect[FNV_CM_FUA] = 8 * nf;
+		w.busy_ns = n * 500000;
+		w.busy_ns += w.busy_ns / 20 * (rnd() % 3) - w.busy_ns / 20;
+		w.dt_ns = w.busy_ns;
+		fnv_cm_update(m, &w);
+	}
+}
+
 static void test_wait(void)
 {
 	struct fnv_cm m;
@@ -948,9 +971,16 @@ static void test_wait(void)
 	      dev_name[CMD2000], (unsigned long long)m.cmd_ns[0]);
 	run_fua_depth1(&m);
 	r = charge_at(&m, FNV_CM_FUA) / charge_at(&m, FNV_CM_READ);
-	nearf(r, 1, 0.1,
-	      "%s, a FUA writer beside a reader at depth 1: a FUA write costs %.2f reads (1)",
-	      dev_name[CMD2000], r);
+	tap_ok(m.held_in && !(m.depth_apart & (1U << (2 * FNV_CM_FUA))) &&
+	       r > 0.9 && r < 1.1,
+	       "%s, a FUA writer beside a reader at depth 1: held in (%d), FUA cost and time alone tied (%#x), a FUA write costs %.2f reads (1)",
+	       dev_name[CMD2000], m.held_in, m.depth_apart, r);
+	/* every window at depth 1: the time alone is charged */
+	run_depth1(&m);
+	r = charge_at(&m, FNV_CM_FUA) / charge_at(&m, FNV_CM_READ);
+	tap_ok(m.type_ratio[FNV_CM_FUA] && r > 0.9 && r < 1.1,
+	       "%s, every window at depth 1: the long sums' type ratio in force (%u/1024), a FUA write costs %.2f reads (1)",
+	       dev_name[CMD2000], m.type_ratio[FNV_CM_FUA], r);
 }
 
 /* item 2: the latency of a tenant's requests were it alone */
@@ -1131,7 +1161,7 @@ int main(void)
 		 4 +		/* test_range */
 		 6 +		/* test_held */
 		 6 +		/* test_probe */
-		 8 +		/* test_wait */
+		 9 +		/* test_wait */
 		 3 +		/* test_few_full */
 		 4 +		/* test_alone */
 		 3 +		/* test_fua */
