@@ -881,9 +881,10 @@ static void run_wait(struct fnv_cm *m, bool low, bool serial, int periods,
  * trial at 29 to 32; no size probe (one size). In the guest, the few at
  * 2 told a FUA write's cost from its time alone, and it came out at half
  * a read's; only the full windows' depths tell now. These windows, less
- * noisy than the guest's, show the rule, not that noise.
+ * noisy than the guest's, show the rule, not that noise. @only1: every
+ * window at depth 1, none full.
  */
-static void run_fua_depth1(struct fnv_cm *m)
+static void run_fua_depth1(struct fnv_cm *m, bool only1)
 {
 	struct fnv_cm_win w;
 	int p;
@@ -893,32 +894,9 @@ static void run_fua_depth1(struct fnv_cm *m)
 		u64 n = 200, nf = p % 2 ? 125 : 75;
 
 		w = (struct fnv_cm_win){};
-		w.full = p >= 100 && p < 116;
+		w.full = !only1 && p >= 100 && p < 116;
 		w.depth16 = w.full ? 16 * (29 + rnd() % 4) :
-			    p % 5 ? 16 : 32;
-		w.nr[FNV_CM_READ] = n - nf;
-		w.sect[FNV_CM_READ] = 8 * (n - nf);
-		w.nr[FNV_CM_FUA] = nf;
-		w.sect[FNV_CM_FUA] = 8 * nf;
-		w.busy_ns = n * 500000;
-		w.busy_ns += w.busy_ns / 20 * (rnd() % 3) - w.busy_ns / 20;
-		w.dt_ns = w.busy_ns;
-		fnv_cm_update(m, &w);
-	}
-}
-
-/* ... every window at depth 1, none full */
-static void run_depth1(struct fnv_cm *m)
-{
-	struct fnv_cm_win w;
-	int p;
-
-	fnv_cm_init(m);
-	for (p = 0; p < 300; p++) {
-		u64 n = 200, nf = p % 2 ? 125 : 75;
-
-		w = (struct fnv_cm_win){};
-		w.depth16 = 16;
+			    only1 || p % 5 ? 16 : 32;
 		w.nr[FNV_CM_READ] = n - nf;
 		w.sect[FNV_CM_READ] = 8 * (n - nf);
 		w.nr[FNV_CM_FUA] = nf;
@@ -969,14 +947,14 @@ static void test_wait(void)
 	       dev_name[CMD2000], (unsigned long long)m.lat_cmd_ns[0], r);
 	nearf(m.cmd_ns[0], 500000, 0.08, "%s: %llu ns per command (500000)",
 	      dev_name[CMD2000], (unsigned long long)m.cmd_ns[0]);
-	run_fua_depth1(&m);
+	run_fua_depth1(&m, false);
 	r = charge_at(&m, FNV_CM_FUA) / charge_at(&m, FNV_CM_READ);
 	tap_ok(m.held_in && !(m.depth_apart & (1U << (2 * FNV_CM_FUA))) &&
 	       r > 0.9 && r < 1.1,
 	       "%s, a FUA writer beside a reader at depth 1: held in (%d), FUA cost and time alone tied (%#x), a FUA write costs %.2f reads (1)",
 	       dev_name[CMD2000], m.held_in, m.depth_apart, r);
 	/* every window at depth 1: the time alone is charged */
-	run_depth1(&m);
+	run_fua_depth1(&m, true);
 	r = charge_at(&m, FNV_CM_FUA) / charge_at(&m, FNV_CM_READ);
 	tap_ok(m.type_ratio[FNV_CM_FUA] && r > 0.9 && r < 1.1,
 	       "%s, every window at depth 1: the long sums' type ratio in force (%u/1024), a FUA write costs %.2f reads (1)",
