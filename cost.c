@@ -324,6 +324,8 @@ struct fnv_cm_sys {
 	u64 g[FNV_CM_NU];
 	u64 lam[FNV_CM_NU];		/* the ridge */
 	u64 cpl[FNV_CM_NX];		/* ... of each time alone to its cost */
+	u64 amax;			/* the largest diagonal */
+	u32 tied;			/* halves summed into the cost's */
 	u64 n;
 	u64 s16;			/* the prior's scale */
 	unsigned int free;		/* regressors seen */
@@ -409,26 +411,47 @@ static int fnv_cm_solve_set(const struct fnv_cm_sys *q, unsigned int free,
  * A request's time alone is its cost (a device of one part) but where
  * the full windows' depths told the two apart (@apart, by regressor):
  * those are pulled together by 1/2^FNV_CM_LAT_RIDGE of the larger of
- * their sums, the others by the larger itself: where one half has most
- * of the weight (held windows at depth 1) the other follows it, and where
- * both have as much, what the windows ask between them is cut to a
- * third. Only the full windows tell:
- * their depths are max_inflight's and the low size probes'. Held windows
- * at depth 1 are all time alone, and beside a rate trial's they told a
- * FUA write's cost from its time alone by a few windows at depth 2 (t21
- * on 6.12: a FUA write charged half a read where both take a command).
- * Behind QEMU's 2000 commands/s, windows whose mean depth moved from 29
- * to 32 (a rate trial's) fitted a 4 KiB read alone at 6 us to 2.3 ms
- * with no pull.
+ * their sums, the others are one regressor again (their halves summed,
+ * the model as it was). Only the full windows tell: their depths are
+ * max_inflight's and the low size probes'. Held windows at depth 1 are
+ * all time alone, and beside a rate trial's they told a FUA write's cost
+ * from its time alone by a few windows at depth 2 (t21 on 6.12: a FUA
+ * write charged half a read where both take a command); pulled together
+ * by their larger sum only, held windows at depth 1 to 3 fitted a QD1
+ * reader's 4 KiB read at 2.7 to 39 times a writer's (t16, 6.1). Behind
+ * QEMU's 2000 commands/s, windows whose mean depth moved from 29 to 32 (a
+ * rate trial's) fitted a 4 KiB read alone at 6 us to 2.3 ms with no pull.
  */
 static void fnv_cm_sys_tie(struct fnv_cm_sys *q, u32 apart)
 {
-	int i;
+	int i, j, k;
 
 	for (i = 0; i < FNV_CM_NX; i++) {
-		u64 v = max(q->a[i][i], q->a[FNV_CM_NX + i][FNV_CM_NX + i]);
-
-		q->cpl[i] = apart & FNV_CM_BIT(i) ? v >> FNV_CM_LAT_RIDGE : v;
+		j = FNV_CM_NX + i;
+		q->cpl[i] = 0;
+		if (apart & FNV_CM_BIT(i)) {
+			q->cpl[i] = max(q->a[i][i], q->a[j][j]) >>
+				    FNV_CM_LAT_RIDGE;
+			continue;
+		}
+		/* the halves summed: below 2^31 (2^29 each, Cauchy-Schwarz) */
+		for (k = 0; k < FNV_CM_NU; k++)
+			q->a[i][k] += q->a[j][k];
+		for (k = 0; k < FNV_CM_NU; k++)
+			q->a[k][i] += q->a[k][j];
+		for (k = 0; k < FNV_CM_NU; k++) {
+			q->a[j][k] = 0;
+			q->a[k][j] = 0;
+		}
+		q->g[i] += q->g[j];
+		q->g[j] = 0;
+		q->free &= ~FNV_CM_BIT(j);
+		if (q->a[i][i])
+			q->free |= FNV_CM_BIT(i);
+		q->lam[i] = max(int_sqrt64(q->a[i][i] * q->amax) >>
+				FNV_CM_RIDGE_SHIFT, FNV_CM_RIDGE_MIN);
+		q->lam[j] = 0;
+		q->tied |= FNV_CM_BIT(i);
 	}
 }
 
@@ -455,9 +478,9 @@ static u32 fnv_cm_apart(const struct fnv_cm_sys *q)
 }
 
 /*
- * The system of the sums @S: scaled to 30 bits, the ridge, the prior's
- * scale (the one multiple of it that fits best), each regressor's halves
- * pulled together (fnv_cm_sys_tie())
+ * The system of the sums @S: scaled to 29 bits, the ridge, the prior's
+ * scale (the one multiple of it that fits best); its halves apart, until
+ * fnv_cm_sys_tie()
  */
 static void fnv_cm_sys_set(struct fnv_cm_sys *q, const struct fnv_cm_sums *S)
 {
@@ -466,8 +489,8 @@ static void fnv_cm_sys_set(struct fnv_cm_sys *q, const struct fnv_cm_sums *S)
 
 	for (j = 0; j < FNV_CM_NU; j++)
 		top = max3(top, S->a[j][j], S->g[j]);
-	/* 30 bits: with the tie below, a_jj + c_j below 2^32 (solve_set) */
-	while ((top >> sh) >= (1ULL << 30))
+	/* 29 bits: two halves tied, a_jj + l_j below 2^32 (solve_set) */
+	while ((top >> sh) >= (1ULL << 29))
 		sh++;
 	q->free = 0;
 	for (i = 0; i < FNV_CM_NU; i++) {
@@ -494,7 +517,10 @@ static void fnv_cm_sys_set(struct fnv_cm_sys *q, const struct fnv_cm_sums *S)
 	for (i = 0; i < FNV_CM_NU; i++)
 		q->lam[i] = max(int_sqrt64(q->a[i][i] * amax) >>
 				FNV_CM_RIDGE_SHIFT, FNV_CM_RIDGE_MIN);
-	fnv_cm_sys_tie(q, 0);
+	q->amax = amax;
+	q->tied = 0;
+	for (i = 0; i < FNV_CM_NX; i++)
+		q->cpl[i] = 0;
 	q->s16 = sa ? clamp_t(u64, div64_u64(sg << 16, sa), 1,
 			      FNV_CM_Z_MAX) : 1ULL << 16;
 }
@@ -522,9 +548,12 @@ static void fnv_cm_fit(const struct fnv_cm_sys *q, u64 *z)
 		}
 		j = fnv_cm_solve_set(q, free, z);
 		if (j < 0)
-			return;
+			break;
 		free &= ~FNV_CM_BIT(j);
 	}
+	for (j = 0; j < FNV_CM_NX; j++)
+		if (q->tied & FNV_CM_BIT(j))
+			z[FNV_CM_NX + j] = z[j];
 }
 
 /*
