@@ -57,8 +57,8 @@
  * and windows of one depth cannot tell them apart. What tells them
  * apart: the full windows' depths, max_inflight's and those of every
  * other size probe, run at 1/FNV_CM_PROBE_LOW of it (the same classes at
- * two depths); where they did not, the two are tied (fnv_cm_sys_tie()),
- * the model as it was with one.
+ * two depths); where they did not, the two are one regressor again
+ * (fnv_cm_sys_tie()), the model as it was.
  *
  * Where the windows cannot tell a and b apart (every window completed the
  * same mix), the prior decides: blk-iocost's default SSD model's reads
