@@ -1274,7 +1274,7 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	fnv_rq_set_depth(rq, depth, fd->wrr_mode == FNV_WRR_SOFT ? cost : 0);
 	if (depth == 1)
 		fnv_win_idle(fd);
-	/* the window's mean depth, for the cost model's wait (cost.c) */
+	/* the window's mean depth, for the cost model (cost.c) */
 	fd->win_dsum += depth;
 	fd->win_dnr++;
 	if (tn && fd->wrr_mode == FNV_WRR_SOFT)

@@ -238,10 +238,10 @@ static inline bool fnv_cm_probe_low(const struct fnv_cm *m)
  * The mean latency of a tenant's request were the tenant alone, in ns:
  * @q16 its requests outstanding (their mean, in 1/2^16), @nr requests of
  * each type (read, write) and @sect their sectors (its mix), @l1_ns the
- * device's time for one request with nothing else at it (dev_floor). A
- * tenant that keeps the device full waits for its own queue, each
- * request its device time by the fit; one that does not, the device's
- * time for one request. The LPNS bound and the slowdown policy read it.
+ * device's time for one request with nothing else at it (dev_floor):
+ * the larger of it and (q - 1) times its mean request's cost by the fit
+ * plus once its time alone (a closed queue over the device's parts,
+ * cost.c). The LPNS bound and the slowdown policy read it.
  */
 u64 fnv_cm_alone_ns(const struct fnv_cm *m, u64 q16, const u64 *nr,
 		    const u64 *sect, u64 l1_ns);

@@ -794,10 +794,10 @@ static void test_probe(void)
  * 375 us * (1 + 3/N) of the window's busy time: 445 us at 16, the depth a
  * tenant of 16 keeps in a size probe, where its die time is 375; a
  * 64 KiB read, striped over the four, 1500 us at any depth. t29 c/eq's
- * fit, without the wait, charged 64 KiB at 3.39 to 3.56 times 4 KiB, and
+ * fit at one depth charged 64 KiB at 3.39 to 3.56 times 4 KiB, and
  * the 4 KiB reader got 0.443 to 0.482 of the die time (0.5 due). @low:
- * every other probe runs the small class at 4 (fnv_cm_probe_low()), as
- * the kernel does. @serial: a device of one part (2000 commands/s), the
+ * every other probe runs at 4 (fnv_cm_probe_low()), as the kernel
+ * does. @serial: a device of one part (2000 commands/s), the
  * same schedule, held at depth 1 as t29's a/eq on it, the trial's mean
  * depth 29 to 32; its windows' time alone is their cost. @periods: so
  * many, the probes from @probe_from, each window's busy time off by
@@ -915,7 +915,7 @@ static void test_wait(void)
 
 	run_wait(&m, true, false, 400, 0, 2);
 	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
-	nearf(r, 4, 0.08, "%s, 4 KiB reads wait for busy dies: 64 KiB costs %.2f of 4 KiB (4)",
+	nearf(r, 4, 0.08, "%s, 4 KiB reads leave dies idle at depth 16: 64 KiB costs %.2f of 4 KiB (4)",
 	      dev_name[STRIPE], r);
 	nearf(m.lat_cmd_ns[0] + m.lat_sect_ns16[0] * 8 / 65536, 1500000, 0.1,
 	      "%s: a 4 KiB read alone %llu ns (1500000, tR)", dev_name[STRIPE],
