@@ -127,7 +127,26 @@ if [ $debug_kernel = 1 ]; then
 	[ -e /usr/include/gelf.h ] || want libelf-dev "the kernel's objtool (debug kernel)"
 fi
 
-if [ ${#need[@]} -eq 0 ] && [ -n "$kver2" ]; then
+# linux-source-X.Y is one package per series, and the archive can carry a
+# newer Debian revision of it than the headers the metapackage picks (the
+# security archive publishes them at different times). The Makefile
+# refuses a mismatch: the block/ headers taken from the source fix struct
+# layouts. So the source is installed at the headers' version.
+pkg_ver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || true; }
+src_pins() { # the linux-source=VERSION specs the installed headers need
+	local k s h v
+	for k in "$@"; do
+		[ -n "$k" ] || continue
+		s=$(echo "$k" | cut -d. -f1-2)
+		h=$(pkg_ver "linux-headers-$k")
+		v=$(pkg_ver "linux-source-$s")
+		[ -n "$h" ] && [ -n "$v" ] && [ "$h" != "$v" ] &&
+			echo "linux-source-$s=$h"
+	done
+	return 0
+}
+
+if [ ${#need[@]} -eq 0 ] && [ -n "$kver2" ] && [ -z "$(src_pins "$kver" "$kver2")" ]; then
 	echo "install-deps: everything is installed (kernels $kver and $kver2)"
 	exit 0
 fi
@@ -153,13 +172,22 @@ if [ -z "$kver2" ]; then
 	done
 	echo "install-deps: second kernel: $kver2"
 fi
-[ ${#need[@]} -gt 0 ] || { echo "install-deps: everything is installed (kernels $kver and $kver2)"; exit 0; }
-echo "install-deps: apt-get install ${need[*]}"
-apt-get install -y -q --no-install-recommends "${need[@]}" ||
-	die "apt-get install ${need[*]} failed (see apt's messages above)"
+if [ ${#need[@]} -gt 0 ]; then
+	echo "install-deps: apt-get install ${need[*]}"
+	apt-get install -y -q --no-install-recommends "${need[@]}" ||
+		die "apt-get install ${need[*]} failed (see apt's messages above)"
+fi
 
 # The metapackages pick the kernel: check that what was installed matches.
 [ -n "${KVER:-}" ] || kver=$(newest_headers)
+pins=$(src_pins "$kver" "$kver2")
+if [ -n "$pins" ]; then
+	# shellcheck disable=SC2086 # one word per package
+	echo "install-deps: linux-source at the headers' version:" $pins
+	# shellcheck disable=SC2086
+	apt-get install -y -q --no-install-recommends --allow-downgrades $pins ||
+		die "apt-get install $pins failed: the archive no longer has the source at the headers' version; install matching linux-headers and linux-source by hand, or set KSRC="
+fi
 [ -n "$kver" ] || die "no /usr/src/linux-headers-6.1.*-amd64 after installing linux-headers-amd64"
 { [ -e "/boot/vmlinuz-$kver" ] && [ -d "/lib/modules/$kver/kernel" ]; } ||
 	die "/boot/vmlinuz-$kver or /lib/modules/$kver missing: apt-get install linux-image-$kver"
