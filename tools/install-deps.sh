@@ -120,19 +120,16 @@ if [ -n "$kver2" ]; then
 	done
 fi
 
-if [ $debug_kernel = 1 ]; then
-	have_cmd bc || want bc "the kernel build (debug kernel)"
-	have_cmd bison || want bison "the kernel's Kconfig (debug kernel)"
-	have_cmd flex || want flex "the kernel's Kconfig (debug kernel)"
-	[ -e /usr/include/gelf.h ] || want libelf-dev "the kernel's objtool (debug kernel)"
-fi
-
 # linux-source-X.Y is one package per series, and the archive can carry a
 # newer Debian revision of it than the headers the metapackage picks (the
 # security archive publishes them at different times). The Makefile
 # refuses a mismatch: the block/ headers taken from the source fix struct
 # layouts. So the source is installed at the headers' version.
 pkg_ver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || true; }
+cand_ver() { # apt's candidate version of package $1, or nothing
+	apt-cache policy "$1" 2>/dev/null |
+		awk '$1 == "Candidate:" && $2 != "(none)" { print $2; exit }'
+}
 src_pins() { # the linux-source=VERSION specs the installed headers need
 	local k s h v
 	for k in "$@"; do
@@ -146,7 +143,18 @@ src_pins() { # the linux-source=VERSION specs the installed headers need
 	return 0
 }
 
-if [ ${#need[@]} -eq 0 ] && [ -n "$kver2" ] && [ -z "$(src_pins "$kver" "$kver2")" ]; then
+for p in $(src_pins "$kver" "$kver2"); do
+	want "$p" "the source at its headers' Debian version"
+done
+
+if [ $debug_kernel = 1 ]; then
+	have_cmd bc || want bc "the kernel build (debug kernel)"
+	have_cmd bison || want bison "the kernel's Kconfig (debug kernel)"
+	have_cmd flex || want flex "the kernel's Kconfig (debug kernel)"
+	[ -e /usr/include/gelf.h ] || want libelf-dev "the kernel's objtool (debug kernel)"
+fi
+
+if [ ${#need[@]} -eq 0 ] && [ -n "$kver2" ]; then
 	echo "install-deps: everything is installed (kernels $kver and $kver2)"
 	exit 0
 fi
@@ -154,7 +162,7 @@ echo "install-deps: missing:"
 [ ${#need[@]} -eq 0 ] || printf '  %s\n' "${why[@]}"
 [ -n "$kver2" ] || echo "  a 6.12 kernel, the second the guest tests run on (the newest in the archive)"
 if [ "$(id -u)" != 0 ]; then
-	die "not root; run as root, or: apt-get install ${need[*]}"
+	die "not root; run as root, or: apt-get install --allow-downgrades ${need[*]}"
 fi
 export DEBIAN_FRONTEND=noninteractive
 echo "install-deps: apt-get update"
@@ -172,15 +180,27 @@ if [ -z "$kver2" ]; then
 	done
 	echo "install-deps: second kernel: $kver2"
 fi
+# a linux-source to install comes at its headers' version (the candidate
+# of the headers to be installed), not the archive's newest
+for i in "${!need[@]}"; do
+	case "${need[$i]}" in
+	linux-source-6.1) h=linux-headers-${kver:-amd64} ;;
+	linux-source-6.12) h=linux-headers-$kver2 ;;
+	*) continue ;;
+	esac
+	v=$(pkg_ver "$h")
+	[ -n "$v" ] || v=$(cand_ver "$h")
+	[ -z "$v" ] || need[$i]="${need[$i]}=$v"
+done
 if [ ${#need[@]} -gt 0 ]; then
 	echo "install-deps: apt-get install ${need[*]}"
-	apt-get install -y -q --no-install-recommends "${need[@]}" ||
+	apt-get install -y -q --no-install-recommends --allow-downgrades "${need[@]}" ||
 		die "apt-get install ${need[*]} failed (see apt's messages above)"
 fi
 
 # The metapackages pick the kernel: check that what was installed matches.
-[ -n "${KVER:-}" ] || kver=$(newest_headers)
-pins=$(src_pins "$kver" "$kver2")
+[ -n "$kver" ] || kver=$(newest_headers)
+pins=$(src_pins "$kver" "$kver2" | tr '\n' ' ')
 if [ -n "$pins" ]; then
 	# shellcheck disable=SC2086 # one word per package
 	echo "install-deps: linux-source at the headers' version:" $pins
