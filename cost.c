@@ -225,8 +225,15 @@ static bool fnv_cm_add(struct fnv_cm *m, const struct fnv_cm_win *w)
 		u[j] -= u[FNV_CM_NX + j];
 	}
 	fnv_cm_sums_add(S, u, 0);
-	fnv_cm_sums_add(&m->slow[w->full ? FNV_CM_FULL : FNV_CM_HELD], u,
-			FNV_CM_SLOW_IN);
+	/*
+	 * The long sums take a held window only while full windows judge
+	 * them (fnv_cm_held_in(), as of the last window): the unjudged ones
+	 * of the first seconds, merged once the first rate trial judged,
+	 * would bring back the ratio between types their tie kept out
+	 */
+	if (w->full || m->full_min)
+		fnv_cm_sums_add(&m->slow[w->full ? FNV_CM_FULL : FNV_CM_HELD],
+				u, FNV_CM_SLOW_IN);
 	/* the tilt's reference */
 	m->win_sect16 = div64_u64((w->sect[FNV_CM_READ] +
 				   w->sect[FNV_CM_WRITE] +
@@ -326,6 +333,7 @@ struct fnv_cm_sys {
 	u64 cpl[FNV_CM_NX];		/* ... of each time alone to its cost */
 	u64 amax;			/* the largest diagonal */
 	u32 tied;			/* halves summed into the cost's */
+	u32 typed;			/* ... a type's into the read's */
 	u64 n;
 	u64 s16;			/* the prior's scale */
 	unsigned int free;		/* regressors seen */
@@ -456,6 +464,69 @@ static void fnv_cm_sys_tie(struct fnv_cm_sys *q, u32 apart)
 }
 
 /*
+ * Every type one cost: each regressor of a write or a FUA write summed
+ * into the read's of the same part and half (fnv_cm_fit() copies the
+ * read's z back), for held windows no full ones judge (their sums under
+ * FNV_CM_FULL_MIN windows' worth: before the first rate trial, or long
+ * after the last; every half tied then, depth_apart 0). Below max_inflight
+ * a tenant's share of a window moves with its latency as much as with its
+ * cost: a QD1 reader beside writeback, both a command on QEMU's throttle,
+ * had its reads run alone at depth 1.3 in the windows where it had more of
+ * them, and the first seconds fitted a read at 1.2 to 2.1 ms and a write
+ * at 0.1 to 0.3 (t16, 6.1), which the long sums then kept. Such windows
+ * keep the prior's ratio between types, a write a read of its size; they
+ * still give the scale and each type's sizes. The sums are first halved
+ * thrice: a diagonal is under 2^31 with the halves tied, three types'
+ * summed (cross terms and all) under 9 * 2^28 < 2^32.
+ */
+static void fnv_cm_sys_tie_types(struct fnv_cm_sys *q)
+{
+	int i, j, k;
+
+	for (i = 0; i < FNV_CM_NU; i++) {
+		for (j = 0; j < FNV_CM_NU; j++)
+			q->a[i][j] >>= 3;
+		q->g[i] >>= 3;
+	}
+	q->n >>= 3;
+	for (j = 0; j < FNV_CM_NU; j++) {
+		int r = fnv_cm_read_of(j);
+
+		if (r == j)
+			continue;
+		/* the read's halves tied: into its cost's */
+		if (r >= FNV_CM_NX && q->tied & FNV_CM_BIT(r - FNV_CM_NX))
+			r -= FNV_CM_NX;
+		for (k = 0; k < FNV_CM_NU; k++)
+			q->a[r][k] += q->a[j][k];
+		for (k = 0; k < FNV_CM_NU; k++)
+			q->a[k][r] += q->a[k][j];
+		for (k = 0; k < FNV_CM_NU; k++) {
+			q->a[j][k] = 0;
+			q->a[k][j] = 0;
+		}
+		q->g[r] += q->g[j];
+		q->g[j] = 0;
+		q->free &= ~FNV_CM_BIT(j);
+		q->typed |= FNV_CM_BIT(j);
+	}
+	q->amax = 0;
+	for (j = 0; j < FNV_CM_NU; j++)
+		q->amax = max(q->amax, q->a[j][j]);
+	for (j = 0; j < FNV_CM_NU; j++) {
+		if (q->a[j][j])
+			q->free |= FNV_CM_BIT(j);
+		q->lam[j] = q->a[j][j] ?
+			    max(int_sqrt64(q->a[j][j] * q->amax) >>
+				FNV_CM_RIDGE_SHIFT, FNV_CM_RIDGE_MIN) : 0;
+	}
+	for (i = 0; i < FNV_CM_NX; i++)
+		if (q->cpl[i])
+			q->cpl[i] = max(q->a[i][i], q->a[FNV_CM_NX + i]
+					[FNV_CM_NX + i]) >> FNV_CM_LAT_RIDGE;
+}
+
+/*
  * The regressors whose two halves the windows of @q told apart, by type:
  * its commands' halves' squared cosine under 1 - 1/64 (the sectors' are
  * too small a part of the sums, cut to 30 bits, to tell: windows all at
@@ -519,6 +590,7 @@ static void fnv_cm_sys_set(struct fnv_cm_sys *q, const struct fnv_cm_sums *S)
 				FNV_CM_RIDGE_SHIFT, FNV_CM_RIDGE_MIN);
 	q->amax = amax;
 	q->tied = 0;
+	q->typed = 0;
 	for (i = 0; i < FNV_CM_NX; i++)
 		q->cpl[i] = 0;
 	q->s16 = sa ? clamp_t(u64, div64_u64(sg << 16, sa), 1,
@@ -554,6 +626,9 @@ static void fnv_cm_fit(const struct fnv_cm_sys *q, u64 *z)
 	for (j = 0; j < FNV_CM_NX; j++)
 		if (q->tied & FNV_CM_BIT(j))
 			z[FNV_CM_NX + j] = z[j];
+	for (j = 0; j < FNV_CM_NU; j++)
+		if (q->typed & FNV_CM_BIT(j))
+			z[j] = z[fnv_cm_read_of(j)];
 }
 
 /*
@@ -628,9 +703,11 @@ static bool fnv_cm_held_in(struct fnv_cm *m)
 
 	m->held_ratio = 0;
 	m->full_sep = false;
+	m->full_min = false;
 	m->depth_apart = 0;
 	if (m->s[FNV_CM_FULL].n < FNV_CM_FULL_MIN * FNV_CM_N_ONE)
 		return true;
+	m->full_min = true;
 	fnv_cm_sys_set(&q, &m->s[FNV_CM_FULL]);
 	m->depth_apart = fnv_cm_apart(&q);
 	fnv_cm_sys_tie(&q, m->depth_apart);
@@ -734,8 +811,11 @@ static void fnv_cm_types(struct fnv_cm *m)
 	int t, j;
 
 	*all = m->slow[FNV_CM_FULL];
-	/* the held windows as the short fit takes them (fnv_cm_held_in()) */
-	if (m->held_in)
+	/*
+	 * the held windows as the short fit takes them (fnv_cm_held_in()),
+	 * where they may tell one type from another: full windows to judge
+	 */
+	if (m->held_in && m->full_min)
 		fnv_cm_sums_merge(all, &m->slow[FNV_CM_HELD]);
 	if (all->n < FNV_CM_SLOW_MIN * (FNV_CM_N_ONE >> FNV_CM_SLOW_IN))
 		return;
@@ -808,6 +888,9 @@ static void fnv_cm_solve(struct fnv_cm *m)
 	}
 	fnv_cm_sys_set(&q, all);
 	fnv_cm_sys_tie(&q, m->depth_apart);
+	/* held windows no full ones judge: one cost for every type */
+	if (!m->full_min && H->windows)
+		fnv_cm_sys_tie_types(&q);
 	m->s16 = q.s16;
 	fnv_cm_fit(&q, z);
 	/*
@@ -847,12 +930,18 @@ static void fnv_cm_solve(struct fnv_cm *m)
 		if (!q.a[j][j] && q.a[w][w])
 			m->z16[j] = m->z16[w];
 	}
+	/* a type tied into the read's (fnv_cm_sys_tie_types()): the read's */
+	for (j = 0; j < FNV_CM_NU && seen >= FNV_CM_MIN_WINDOWS; j++)
+		if (q.typed & FNV_CM_BIT(j))
+			m->z16[j] = m->z16[fnv_cm_read_of(j)];
 	for (t = 0; t < FNV_CM_TYPES; t++)
 		m->type_ratio[t] = 0;
 	if (seen >= FNV_CM_MIN_WINDOWS)
 		fnv_cm_types(m);
 	for (t = 0; t < FNV_CM_TYPES; t++)
-		m->sep[t] = seen >= FNV_CM_MIN_WINDOWS && fnv_cm_sep(&q, t);
+		m->sep[t] = seen >= FNV_CM_MIN_WINDOWS &&
+			    fnv_cm_sep(&q, q.typed & FNV_CM_BIT(2 * t) ?
+					   FNV_CM_READ : t);
 	/* the residual: n - 2 z.g + z.a.z, over n */
 	fnv_cm_fit_sums(&q, z, &zg, &zaz);
 	rss = q.n + zaz;

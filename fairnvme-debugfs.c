@@ -139,11 +139,11 @@ static int fnv_cost_learned_show(void *data, struct seq_file *m)
 			   t ? " " : "", name[t], cm->cmd_ns[t], name[t],
 			   (cm->sect_ns16[t] * 2) >> 16, name[t],
 			   cm->sep[t] ? "fit" : "prior");
-	seq_printf(m, " resid=%u scale=%llu windows=%u tilting=%d full=%u held=%u held_ratio=%u held_in=%d full_sep=%d probes=%u probe_step=%u",
+	seq_printf(m, " resid=%u scale=%llu windows=%u tilting=%d full=%u held=%u held_ratio=%u held_in=%d full_min=%d full_sep=%d probes=%u probe_step=%u",
 		   cm->resid, cm->s16 >> 6, cm->windows, cm->tilting,
 		   cm->s[FNV_CM_FULL].windows, cm->s[FNV_CM_HELD].windows,
-		   cm->held_ratio, cm->held_in, cm->full_sep, cm->probes,
-		   fd->cm_step);
+		   cm->held_ratio, cm->held_in, cm->full_min, cm->full_sep,
+		   cm->probes, fd->cm_step);
 	/* the long sums' ratios in force (1/1024 of a read), 0: not used */
 	seq_printf(m, " long=%llu write_ratio=%u fua_ratio=%u",
 		   div_u64(cm->slow[FNV_CM_FULL].n + cm->slow[FNV_CM_HELD].n,

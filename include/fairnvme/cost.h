@@ -145,7 +145,7 @@ struct fnv_cm_sums {
  * The long sums: every window that counts, per kind, losing
  * 1/2^FNV_CM_SLOW_SHIFT per window (half-life 177 windows, about 18 s):
  * what one type costs against another, from every mix they saw
- * (fnv_cm_types()), the held kind only while the held windows are in;
+ * (fnv_cm_types()), the held kind only while full windows judge them in;
  * used once they hold FNV_CM_SLOW_MIN windows' worth. Each window adds
  * 1/2^FNV_CM_SLOW_IN of itself, so that they hold what the short sums
  * do at most (16 times less decay).
@@ -162,6 +162,7 @@ struct fnv_cm {
 	u32 held_ratio;
 	bool held_in;			/* ... within FNV_CM_HELD_MIN.._MAX */
 	bool full_sep;			/* the full windows told sizes apart */
+	bool full_min;			/* ... held FNV_CM_FULL_MIN windows */
 	u32 depth_apart;		/* ... cost from time alone, by regressor */
 	u32 probe_wait;			/* periods since the last size probe */
 	u32 probe_soon;			/* ... before the next, sizes not apart */

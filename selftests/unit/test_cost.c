@@ -36,6 +36,12 @@ static int trial_every = 60, trial_len = 16;
  */
 static double confound, wr_mean;
 
+/*
+ * From period 0: a simulation starts as a device past its first trial
+ * (the kernel's comes 100 periods in, FNV_PROBE_FIRST). Before it, held
+ * windows no full one judges: test_fua()'s and test_types()' runs with
+ * trial_every = 0.
+ */
 static bool full_at(int p)
 {
 	return trial_every && p % trial_every < trial_len;
@@ -956,12 +962,16 @@ static void test_wait(void)
 	       r > 0.9 && r < 1.1,
 	       "%s, a FUA writer beside a reader at depth 1: held in (%d), FUA cost and time alone tied (%#x), a FUA write costs %.2f reads (1)",
 	       dev_name[CMD2000], m.held_in, m.depth_apart, r);
-	/* every window at depth 1: the time alone is charged */
+	/*
+	 * every window at depth 1, no full one to judge them: one cost for
+	 * every type, and no type ratio from the long sums
+	 */
 	run_fua_depth1(&m, true);
 	r = charge_at(&m, FNV_CM_FUA) / charge_at(&m, FNV_CM_READ);
-	tap_ok(m.type_ratio[FNV_CM_FUA] && r > 0.9 && r < 1.1,
-	       "%s, every window at depth 1: the long sums' type ratio in force (%u/1024), a FUA write costs %.2f reads (1)",
-	       dev_name[CMD2000], m.type_ratio[FNV_CM_FUA], r);
+	tap_ok(m.held_in && !m.full_min && !m.type_ratio[FNV_CM_FUA] &&
+	       r > 0.9 && r < 1.1,
+	       "%s, every window at depth 1: held in, none to judge them (%d), no type ratio (%u/1024), a FUA write costs %.2f reads (1)",
+	       dev_name[CMD2000], m.full_min, m.type_ratio[FNV_CM_FUA], r);
 }
 
 /* item 2: the latency of a tenant's requests were it alone */
@@ -1019,6 +1029,22 @@ static void test_fua(void)
 	struct fnv_cm m;
 	double r;
 
+	/*
+	 * Before the first rate trial no full window judges the held ones:
+	 * a FUA write costs a read of its size (fnv_cm_sys_tie_types()), its
+	 * time alone a read's too
+	 */
+	fresh(&m);
+	trial_every = 0;
+	loop(&m, FLASH, tn, 2, 100, 50, 1);
+	r = charge(&m, FNV_CM_FUA, 8) / charge(&m, FNV_CM_READ, 8);
+	tap_ok(!m.full_min && r > 0.9 && r < 1.1 &&
+	       m.lat_cmd_ns[FNV_CM_FUA] == m.lat_cmd_ns[FNV_CM_READ] &&
+	       m.lat_sect_ns16[FNV_CM_FUA] == m.lat_sect_ns16[FNV_CM_READ],
+	       "%s, no rate trial yet: a 4 KiB FUA write costs %.2f reads (1, the prior's ratio), alone %llu ns a command as a read (%llu)",
+	       dev_name[FLASH], r,
+	       (unsigned long long)m.lat_cmd_ns[FNV_CM_FUA],
+	       (unsigned long long)m.lat_cmd_ns[FNV_CM_READ]);
 	fresh(&m);
 	trial_every = 60;
 	trial_len = 16;
@@ -1089,8 +1115,30 @@ static void test_types(void)
 	double r;
 	int p;
 
+	/*
+	 * No rate trial (the first 10 s): no full window to judge the held
+	 * ones, one cost for every type (fnv_cm_sys_tie_types()) and no
+	 * ratio from the long sums
+	 */
 	trial_every = 0;
 	confound = 0.5;
+	wr_mean = 0;
+	fresh(&m);
+	loop(&m, CMD2000, tn, 2, 150, 100, 1);
+	tn[0].weight = 300;
+	tn[1].weight = 100;
+	loop(&m, CMD2000, tn, 2, 150, 100, 1);
+	r = charge_at(&m, FNV_CM_FUA) / charge_at(&m, FNV_CM_READ);
+	tap_ok(!m.type_ratio[FNV_CM_FUA] && r > 0.92 && r < 1.08,
+	       "no rate trial, second mix: a 4 KiB FUA write costs %.3f reads (1), no long sums' ratio (%u)",
+	       r, m.type_ratio[FNV_CM_FUA]);
+	share_ok(tn, 2, 1, 0,
+		 "no rate trial, second mix, reader at 100 beside the FUA writer");
+	/* with them: the long sums decide */
+	tn[0].weight = 100;
+	tn[1].weight = 300;
+	trial_every = 60;
+	trial_len = 16;
 	wr_mean = 0;
 	fresh(&m);
 	loop(&m, CMD2000, tn, 2, 150, 100, 1);
@@ -1147,9 +1195,9 @@ int main(void)
 		 10 +		/* test_wait */
 		 3 +		/* test_few_full */
 		 4 +		/* test_alone */
-		 3 +		/* test_fua */
+		 4 +		/* test_fua */
 		 3 +		/* test_carry */
-		 4);		/* test_types */
+		 6);		/* test_types */
 	test_untrained();
 	test_commands();
 	test_bytes();
