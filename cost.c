@@ -198,6 +198,12 @@ static void fnv_cm_sums_add(struct fnv_cm_sums *S, const u64 *u,
 	S->windows++;
 }
 
+/* the full sums hold enough to judge the held windows (fnv_cm_held_in()) */
+static bool fnv_cm_full_enough(const struct fnv_cm *m)
+{
+	return m->s[FNV_CM_FULL].n >= FNV_CM_FULL_MIN * FNV_CM_N_ONE;
+}
+
 static bool fnv_cm_add(struct fnv_cm *m, const struct fnv_cm_win *w)
 {
 	struct fnv_cm_sums *S = &m->s[w->full ? FNV_CM_FULL : FNV_CM_HELD];
@@ -226,12 +232,13 @@ static bool fnv_cm_add(struct fnv_cm *m, const struct fnv_cm_win *w)
 	}
 	fnv_cm_sums_add(S, u, 0);
 	/*
-	 * The long sums take a held window only while full windows judge
-	 * them (fnv_cm_held_in(), as of the last window): the unjudged ones
-	 * of the first seconds, merged once the first rate trial judged,
-	 * would bring back the ratio between types their tie kept out
+	 * The long sums take a held window only while full windows can
+	 * judge them (a held window leaves the full sums as they are): the
+	 * unjudged ones of the first seconds, merged once the first rate
+	 * trial judged, would bring back the ratio between types their tie
+	 * kept out
 	 */
-	if (w->full || m->full_min)
+	if (w->full || fnv_cm_full_enough(m))
 		fnv_cm_sums_add(&m->slow[w->full ? FNV_CM_FULL : FNV_CM_HELD],
 				u, FNV_CM_SLOW_IN);
 	/* the tilt's reference */
@@ -705,7 +712,7 @@ static bool fnv_cm_held_in(struct fnv_cm *m)
 	m->full_sep = false;
 	m->full_min = false;
 	m->depth_apart = 0;
-	if (m->s[FNV_CM_FULL].n < FNV_CM_FULL_MIN * FNV_CM_N_ONE)
+	if (!fnv_cm_full_enough(m))
 		return true;
 	m->full_min = true;
 	fnv_cm_sys_set(&q, &m->s[FNV_CM_FULL]);

@@ -42,7 +42,7 @@
 #define FNV_CM_N_ONE		BIT_ULL(32)
 /*
  * Windows at max_inflight (decayed) before they judge the others (cost.c):
- * two size probes' worth. At 8 (four probes, a rate trial's worth), t29
+ * two size probes' windows, decayed the third's. At 8 (a rate trial's), t29
  * c/eq's held windows counted for its first 8 s, at 1.1 to 1.4 times a
  * 4 KiB read for a 64 KiB one, and the 4 KiB reader's share over the run
  * was 0.448 to 0.476 (0.5 due).
