@@ -1105,6 +1105,19 @@ static void test_carry(void)
  * IOPS (0.25 due). The long sums hold both mixes (fnv_cm_types()): 0.97
  * and 0.246.
  */
+/* the FUA writer tn[0] at 100 beside the reader at 300, then 300:100 */
+static void two_mixes(struct fnv_cm *m, struct tenant *tn)
+{
+	tn[0].weight = 100;
+	tn[1].weight = 300;
+	wr_mean = 0;
+	fresh(m);
+	loop(m, CMD2000, tn, 2, 150, 100, 1);
+	tn[0].weight = 300;
+	tn[1].weight = 100;
+	loop(m, CMD2000, tn, 2, 150, 100, 1);
+}
+
 static void test_types(void)
 {
 	struct tenant tn[2] = {
@@ -1122,12 +1135,7 @@ static void test_types(void)
 	 */
 	trial_every = 0;
 	confound = 0.5;
-	wr_mean = 0;
-	fresh(&m);
-	loop(&m, CMD2000, tn, 2, 150, 100, 1);
-	tn[0].weight = 300;
-	tn[1].weight = 100;
-	loop(&m, CMD2000, tn, 2, 150, 100, 1);
+	two_mixes(&m, tn);
 	r = charge_at(&m, FNV_CM_FUA) / charge_at(&m, FNV_CM_READ);
 	tap_ok(!m.type_ratio[FNV_CM_FUA] && !m.slow[FNV_CM_HELD].windows &&
 	       r > 0.92 && r < 1.08,
@@ -1136,16 +1144,9 @@ static void test_types(void)
 	share_ok(tn, 2, 1, 0,
 		 "no rate trial, second mix, reader at 100 beside the FUA writer");
 	/* with them: the long sums decide */
-	tn[0].weight = 100;
-	tn[1].weight = 300;
 	trial_every = 60;
 	trial_len = 16;
-	wr_mean = 0;
-	fresh(&m);
-	loop(&m, CMD2000, tn, 2, 150, 100, 1);
-	tn[0].weight = 300;
-	tn[1].weight = 100;
-	loop(&m, CMD2000, tn, 2, 150, 100, 1);
+	two_mixes(&m, tn);
 	r = charge_at(&m, FNV_CM_FUA) / charge_at(&m, FNV_CM_READ);
 	nearf(r, 1.0, 0.08, "second mix: a 4 KiB FUA write costs %.3f reads (1)",
 	      r);
