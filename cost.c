@@ -422,6 +422,24 @@ static int fnv_cm_solve_set(const struct fnv_cm_sys *q, unsigned int free,
 	return neg;
 }
 
+/* regressor @j summed into @i, row and column: @j no longer free */
+static void fnv_cm_sys_merge(struct fnv_cm_sys *q, int i, int j)
+{
+	int k;
+
+	for (k = 0; k < FNV_CM_NU; k++)
+		q->a[i][k] += q->a[j][k];
+	for (k = 0; k < FNV_CM_NU; k++)
+		q->a[k][i] += q->a[k][j];
+	for (k = 0; k < FNV_CM_NU; k++) {
+		q->a[j][k] = 0;
+		q->a[k][j] = 0;
+	}
+	q->g[i] += q->g[j];
+	q->g[j] = 0;
+	q->free &= ~FNV_CM_BIT(j);
+}
+
 /*
  * A request's time alone is its cost (a device of one part) but where
  * the full windows' depths told the two apart (@apart, by regressor):
@@ -439,7 +457,7 @@ static int fnv_cm_solve_set(const struct fnv_cm_sys *q, unsigned int free,
  */
 static void fnv_cm_sys_tie(struct fnv_cm_sys *q, u32 apart)
 {
-	int i, j, k;
+	int i, j;
 
 	for (i = 0; i < FNV_CM_NX; i++) {
 		j = FNV_CM_NX + i;
@@ -450,17 +468,7 @@ static void fnv_cm_sys_tie(struct fnv_cm_sys *q, u32 apart)
 			continue;
 		}
 		/* the halves summed: below 2^31 (2^29 each, Cauchy-Schwarz) */
-		for (k = 0; k < FNV_CM_NU; k++)
-			q->a[i][k] += q->a[j][k];
-		for (k = 0; k < FNV_CM_NU; k++)
-			q->a[k][i] += q->a[k][j];
-		for (k = 0; k < FNV_CM_NU; k++) {
-			q->a[j][k] = 0;
-			q->a[k][j] = 0;
-		}
-		q->g[i] += q->g[j];
-		q->g[j] = 0;
-		q->free &= ~FNV_CM_BIT(j);
+		fnv_cm_sys_merge(q, i, j);
 		if (q->a[i][i])
 			q->free |= FNV_CM_BIT(i);
 		q->lam[i] = max(int_sqrt64(q->a[i][i] * q->amax) >>
@@ -488,7 +496,7 @@ static void fnv_cm_sys_tie(struct fnv_cm_sys *q, u32 apart)
  */
 static void fnv_cm_sys_tie_types(struct fnv_cm_sys *q)
 {
-	int i, j, k;
+	int i, j;
 
 	for (i = 0; i < FNV_CM_NU; i++) {
 		for (j = 0; j < FNV_CM_NU; j++)
@@ -504,17 +512,7 @@ static void fnv_cm_sys_tie_types(struct fnv_cm_sys *q)
 		/* the read's halves tied: into its cost's */
 		if (r >= FNV_CM_NX && q->tied & FNV_CM_BIT(r - FNV_CM_NX))
 			r -= FNV_CM_NX;
-		for (k = 0; k < FNV_CM_NU; k++)
-			q->a[r][k] += q->a[j][k];
-		for (k = 0; k < FNV_CM_NU; k++)
-			q->a[k][r] += q->a[k][j];
-		for (k = 0; k < FNV_CM_NU; k++) {
-			q->a[j][k] = 0;
-			q->a[k][j] = 0;
-		}
-		q->g[r] += q->g[j];
-		q->g[j] = 0;
-		q->free &= ~FNV_CM_BIT(j);
+		fnv_cm_sys_merge(q, r, j);
 		q->typed |= FNV_CM_BIT(j);
 	}
 	q->amax = 0;
