@@ -145,7 +145,8 @@ struct fnv_cm_sums {
  * The long sums: every window that counts, per kind, losing
  * 1/2^FNV_CM_SLOW_SHIFT per window (half-life 177 windows, about 18 s):
  * what one type costs against another, from every mix they saw
- * (fnv_cm_types()), the held kind only while full windows judge them in;
+ * (fnv_cm_types()), the held kind only while in the short fit and the
+ * full sums hold enough to judge them (full_min);
  * used once they hold FNV_CM_SLOW_MIN windows' worth. Each window adds
  * 1/2^FNV_CM_SLOW_IN of itself, so that they hold what the short sums
  * do at most (16 times less decay).
