@@ -1049,6 +1049,54 @@ u32 fnv_cm_probe_class(const struct fnv_cm *m, u64 n, u64 sect)
 	return 0;
 }
 
+/*
+ * The type probe. Where every tenant's requests are of one size (a FUA
+ * writer beside a reader, 4 KiB each) the sizes make no classes, and
+ * nothing tells a FUA write from a read but the full windows: at
+ * max_inflight in the device's order, one mix, if the depth ever held
+ * requests back (on fnvssd's four dies, t29 c/fua, it did not), so the
+ * held windows' tie stood (fnv_cm_sys_tie_types()): a FUA write charged
+ * a read where its program takes four times a read's die time, and the
+ * writer at 300 beside a reader at 100 had 0.92 of the die time (0.75
+ * due). The same two periods then hold the classes by type: the tenants
+ * without FUA writes (whatever else they do), then those of FUA writes
+ * only. A tenant that mixes reads and FUA writes (a database) is in
+ * neither and runs in both: the two windows still differ. Not by the
+ * share of writes: t18's tenants, whose fio verifies what it wrote in
+ * phases, would be held in turn (above); none of them writes with FUA.
+ */
+u32 fnv_cm_probe_tclass(u64 n, u64 nr_fua)
+{
+	if (!n)
+		return 0;
+	if (nr_fua * 8 >= n * 7)
+		return FNV_CM_PROBE_FUA;
+	if (nr_fua * 8 <= n)
+		return FNV_CM_PROBE_NOFUA;
+	return 0;
+}
+
+u32 fnv_cm_probe_kind(const u32 *need, const u32 *tneed, u32 min)
+{
+	if (need[FNV_CM_PROBE_SMALL] >= min && need[FNV_CM_PROBE_LARGE] >= min)
+		return FNV_CM_PROBE_BY_SIZE;
+	if (tneed[FNV_CM_PROBE_NOFUA] >= min && tneed[FNV_CM_PROBE_FUA] >= min)
+		return FNV_CM_PROBE_BY_TYPE;
+	return 0;
+}
+
+/*
+ * The first FNV_CM_PROBE_FIRST_NR probes, while the full windows cannot
+ * judge: FNV_CM_PROBE_FIRST periods apart. Only the first: where their
+ * windows did not count (a device busy under 3/4 of a period, too few
+ * requests) the full windows may never judge, and the probes take their
+ * usual course.
+ */
+static bool fnv_cm_probe_first(const struct fnv_cm *m)
+{
+	return !m->full_min && m->probes < FNV_CM_PROBE_FIRST_NR;
+}
+
 bool fnv_cm_probe_due(struct fnv_cm *m)
 {
 	u64 a = m->mix_sect16, b = m->probe_sect16;
@@ -1065,6 +1113,8 @@ bool fnv_cm_probe_due(struct fnv_cm *m)
 	 */
 	moved = a * 4 > b * 5 || b * 4 > a * 5 ||
 		m->mix_wr > m->probe_wr + 128 || m->probe_wr > m->mix_wr + 128;
+	if (fnv_cm_probe_first(m))
+		return m->probe_wait >= FNV_CM_PROBE_FIRST;
 	return m->probe_wait >= (m->full_sep && !moved ? FNV_CM_PROBE_EVERY :
 				 m->probe_soon ?: FNV_CM_PROBE_SOON);
 }
@@ -1075,9 +1125,14 @@ void fnv_cm_probe_ran(struct fnv_cm *m)
 	 * Sooner while the last ones told sizes apart (a new mix), twice
 	 * as late each time they did not, up to FNV_CM_PROBE_EVERY: a type
 	 * whose size the probes cannot change (writes merged more at the
-	 * depth held than at max_inflight) would keep them coming
+	 * depth held than at max_inflight) would keep them coming. Not
+	 * before the full windows can judge at all (three probes' worth,
+	 * FNV_CM_FULL_MIN; fnv_cm_probe_due()): until then the held
+	 * windows' types are tied.
 	 */
-	m->probe_soon = m->full_sep || !m->probe_soon ? FNV_CM_PROBE_SOON :
+	m->probe_soon = m->full_sep || fnv_cm_probe_first(m) ||
+			!m->probe_soon ?
+			FNV_CM_PROBE_SOON :
 			min(m->probe_soon * 2, FNV_CM_PROBE_EVERY);
 	m->probe_wait = 0;
 	m->probes++;

@@ -44,6 +44,7 @@ static void fnv_take_sample(struct fnv_tenant *tn, struct fnv_sample *smp)
 		smp->nr_type[t] = atomic_xchg(&tn->acc_nr[t], 0);
 		smp->nr += smp->nr_type[t];
 	}
+	smp->nr_fua = atomic_xchg(&tn->acc_fua, 0);
 }
 
 static void fnv_read_params(struct fnv_data *fd, struct fnv_ctl_params *p)
@@ -666,19 +667,24 @@ static void fnv_probe_end(struct fnv_data *fd)
  * starts only while the auto depth is not on trial, with no tenant solo,
  * and where each class keeps half of max_inflight queued or in flight
  * (@need, by class), 2 at least: a class of one request at a time would
- * not fill the device, and its window would measure latency again.
+ * not fill the device, and its window would measure latency again. Where
+ * the sizes make no such classes, the types may (@tneed: the type probe,
+ * the tenants without FUA writes, then those of FUA writes only).
  * Under fd->lock: true if the depth changed (the caller runs the queues).
  */
 static bool fnv_probe_step(struct fnv_data *fd, u8 closed, bool probe,
-			   const u32 *need)
+			   const u32 *need, const u32 *tneed)
 {
-	u32 lim = READ_ONCE(fd->max_inflight);
+	u32 lim = READ_ONCE(fd->max_inflight), kind;
 
 	lockdep_assert_held(&fd->lock);
 	switch (closed) {
 	case 1:
 		fd->cm_probe = FNV_CM_PROBE_LARGE;
 		fd->cm_step = 2;
+		/* the FUA writers' period: what TABS held goes (fnv_probe_fua()) */
+		if (fnv_probe_fua(fd))
+			fnv_tabs_release(fd, true);
 		return true;
 	case 2:
 		fnv_probe_end(fd);
@@ -690,11 +696,15 @@ static bool fnv_probe_step(struct fnv_data *fd, u8 closed, bool probe,
 	}
 	if (!probe || !fnv_cm_probe_due(&fd->cm) || fd->dprobe.to ||
 	    READ_ONCE(fd->solo) ||
-	    READ_ONCE(fd->dev_target_us) != FNV_DEV_TARGET_AUTO ||
-	    need[FNV_CM_PROBE_SMALL] < max(lim / 2, 2U) ||
-	    need[FNV_CM_PROBE_LARGE] < max(lim / 2, 2U))
+	    READ_ONCE(fd->dev_target_us) != FNV_DEV_TARGET_AUTO)
+		return false;
+	kind = fnv_cm_probe_kind(need, tneed, max(lim / 2, 2U));
+	if (!kind)
 		return false;
 	fnv_cm_probe_ran(&fd->cm);
+	fd->cm_pkind = kind;
+	if (kind == FNV_CM_PROBE_BY_TYPE)
+		fd->cm_tprobes++;
 	fd->cm_probe = FNV_CM_PROBE_SMALL;
 	fd->cm_depth[0] = READ_ONCE(fd->depth);
 	fd->cm_depth[1] = READ_ONCE(fd->hold_depth);
@@ -762,7 +772,7 @@ void fnv_ctl_workfn(struct work_struct *work)
 	u64 dem[TABS_NR_FAIR] = {};
 	bool comp = false, limited, kick = false, solo, probe;
 	struct fnv_tenant *busy = NULL;
-	u32 wn = 0, mode, need[3] = {};
+	u32 wn = 0, mode, need[3] = {}, tneed[3] = {};
 	u64 b_total;
 	u8 closed;
 
@@ -832,16 +842,26 @@ void fnv_ctl_workfn(struct work_struct *work)
 						       smp.sect_sum,
 						       READ_ONCE(fd->dev_floor));
 		}
-		/* ... and its size probe's class, kept while one runs */
+		/*
+		 * ... and its classes for the size probe and the type probe,
+		 * kept while one runs: its FUA writes TABS holds count (the
+		 * probe's other class held, no read waits, TABS lets them go)
+		 */
 		if (!closed) {
-			u32 q = tn->nr_queued + atomic_read(&tn->inflight);
+			u32 q = tn->nr_queued + tn->nr_held +
+				atomic_read(&tn->inflight);
+			bool in = probe && !tn->root;
 
 			/* not the root's: the journal, others' writeback */
-			tn->cm_class = probe && !tn->root ?
+			tn->cm_class = in ?
 				fnv_cm_probe_class(&fd->cm, smp.nr,
 						   smp.sect_sum[0] +
 						   smp.sect_sum[1]) : 0;
+			/* FUA writes reach no elevator before 6.5 */
+			tn->cm_tclass = in && FNV_FUA_SCHEDULED ?
+				fnv_cm_probe_tclass(smp.nr, smp.nr_fua) : 0;
 			need[tn->cm_class] += q;
+			tneed[tn->cm_tclass] += q;
 		}
 		w = READ_ONCE(tn->cfg_weight);
 		/*
@@ -932,7 +952,7 @@ void fnv_ctl_workfn(struct work_struct *work)
 	    fnv_adapt_depth(fd, nr ? div64_u64(dev_sum, nr) : 0, nr, dt,
 			    limited, solo))
 		kick = true;
-	if (fnv_probe_step(fd, closed, probe, need))
+	if (fnv_probe_step(fd, closed, probe, need, tneed))
 		kick = true;
 	if (fd->solo && !solo)
 		kick = true;

@@ -114,7 +114,8 @@ static int fnv_thresh_max_eff_us_show(void *data, struct seq_file *m)
  * windows counted at max_inflight (full) and below (held), the held ones'
  * busy time over the full ones' fit (1/1024; 0: not judged), whether
  * the held ones are in the fit, whether the full ones told sizes apart,
- * the size probes run and the probe's step now (0: none); then the last
+ * the size probes run (type_probes of them by type: a FUA writer beside a
+ * reader) and the probe's step now (0: none); then the last
  * window: commands/sectors of reads, writes and FUA writes, busy and
  * length (us), and whether it was at max_inflight; then the long sums'
  * windows' worth (long) and, by their fit, a write's and a FUA write's
@@ -139,11 +140,11 @@ static int fnv_cost_learned_show(void *data, struct seq_file *m)
 			   t ? " " : "", name[t], cm->cmd_ns[t], name[t],
 			   (cm->sect_ns16[t] * 2) >> 16, name[t],
 			   cm->sep[t] ? "fit" : "prior");
-	seq_printf(m, " resid=%u scale=%llu windows=%u tilting=%d full=%u held=%u held_ratio=%u held_in=%d full_min=%d full_sep=%d probes=%u probe_step=%u",
+	seq_printf(m, " resid=%u scale=%llu windows=%u tilting=%d full=%u held=%u held_ratio=%u held_in=%d full_min=%d full_sep=%d probes=%u type_probes=%u probe_step=%u",
 		   cm->resid, cm->s16 >> 6, cm->windows, cm->tilting,
 		   cm->s[FNV_CM_FULL].windows, cm->s[FNV_CM_HELD].windows,
 		   cm->held_ratio, cm->held_in, cm->full_min, cm->full_sep,
-		   cm->probes, fd->cm_step);
+		   cm->probes, fd->cm_tprobes, fd->cm_step);
 	/* the long sums' ratios in force (1/1024 of a read), 0: not used */
 	seq_printf(m, " long=%llu write_ratio=%u fua_ratio=%u",
 		   div_u64(cm->slow[FNV_CM_FULL].n + cm->slow[FNV_CM_HELD].n,

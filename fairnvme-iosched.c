@@ -343,6 +343,7 @@ void fnv_tenant_leave(struct fnv_tenant *tn)
 	tn->cm_tilt = FNV_CM_TILT_ONE;	/* the probe walks the active list */
 	tn->cm_tilt_paid = 0;
 	tn->cm_class = 0;
+	tn->cm_tclass = 0;
 	tn->alone_q16 = 0;		/* it comes back with another queue */
 	tn->tag_wait = 0;
 	list_del_init(&tn->active_node);
@@ -650,6 +651,8 @@ static void fnv_tabs_hold(struct fnv_data *fd, struct request *rq)
 static bool fnv_tabs_must_wait(struct fnv_data *fd)
 {
 	lockdep_assert_held(&fd->lock);
+	if (fnv_probe_fua(fd))
+		return false;
 	if (!list_empty(&fd->tabs_held))
 		return true;
 	/* the reads outstanding, as fnv_tabs_release() counts them */
@@ -989,7 +992,8 @@ static bool fnv_probe_out(struct fnv_data *fd, struct fnv_tenant *tn)
 
 	if (likely(!c))
 		return false;
-	t = tn->cm_class;
+	t = fd->cm_pkind == FNV_CM_PROBE_BY_TYPE ? tn->cm_tclass :
+						  tn->cm_class;
 	if (!t || t == c || !atomic_read(&fd->inflight))
 		return false;
 	/* a completion runs the queue again (fnv_inflight_dec()) */
@@ -1572,6 +1576,8 @@ static void fnv_completed_request(struct request *rq, u64 now)
 	atomic64_add(fnv_svc_time(rq, now, prev), &tn->acc_svc[t]);
 	atomic64_add(fnv_rq_sect(rq), &tn->acc_sect[t]);
 	atomic_inc(&tn->acc_nr[t]);
+	if (t && (rq->cmd_flags & REQ_FUA))
+		atomic_inc(&tn->acc_fua);
 }
 
 /* The request is back from the driver and will be inserted again. */

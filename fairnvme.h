@@ -151,6 +151,7 @@ struct fnv_tenant {
 	/* below a sector of its charges, to its next (fnv_cm_carry()) */
 	u32 cm_carry;
 	u8 cm_class;			/* ... its size probe's class, or 0 */
+	u8 cm_tclass;			/* ... its type probe's, or 0 */
 	/*
 	 * Were it alone: its requests outstanding (1/2^16, a mean over
 	 * periods by Little's law) and its mean latency (ns, cost.c); and
@@ -182,6 +183,7 @@ struct fnv_tenant {
 	atomic64_t acc_svc[2];		/* sum of service time, read/write */
 	atomic64_t acc_sect[2];		/* sum of their sectors */
 	atomic_t acc_nr[2];		/* completions, read/write */
+	atomic_t acc_fua;		/* ... writes of them with FUA */
 
 	/*
 	 * On fnv_data.active, holding a blkg reference, from its first
@@ -297,9 +299,12 @@ struct fnv_data {
 	/*
 	 * The size probe (cost.c): the class dispatched (0: none), its step
 	 * (1, 2: the classes' periods, 3: the one after) and the depths it
-	 * put back
+	 * put back; the classes by size or by type (FNV_CM_PROBE_BY_*), and
+	 * how many ran by type (debugfs)
 	 */
 	u8 cm_probe;
+	u8 cm_pkind;
+	u32 cm_tprobes;
 	u8 cm_step;
 	u32 cm_depth[3];
 	u32 hl_period_ms;
@@ -411,6 +416,19 @@ static inline struct fnv_cgroup *blkcg_to_fnvcg(struct blkcg *blkcg)
 	struct blkcg_policy_data *cpd = blkcg_to_cpd(blkcg, &fnv_policy);
 
 	return cpd ? container_of(cpd, struct fnv_cgroup, cpd) : NULL;
+}
+
+/*
+ * The FUA writers' period of a type probe (fairnvme-ctl.c): TABS holds no
+ * FUA write in it. The readers' reads wait queued, which TABS counts as
+ * outstanding, so it would let a held write go only for a read
+ * dispatched, which the probe holds: the period would run at a depth of
+ * a few writes, reads among them.
+ */
+static inline bool fnv_probe_fua(const struct fnv_data *fd)
+{
+	return fd->cm_probe == FNV_CM_PROBE_FUA &&
+	       fd->cm_pkind == FNV_CM_PROBE_BY_TYPE;
 }
 
 static inline unsigned long fnv_rq_flags(struct request *rq)

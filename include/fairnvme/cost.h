@@ -108,8 +108,27 @@
  */
 #define FNV_CM_PROBE_SMALL	1
 #define FNV_CM_PROBE_LARGE	2
+/*
+ * ... or by type, where the sizes make no classes (a FUA writer beside a
+ * reader, 4 KiB each): the tenants without FUA writes, then those of FUA
+ * writes only (fnv_cm_probe_tclass())
+ */
+#define FNV_CM_PROBE_NOFUA	FNV_CM_PROBE_SMALL
+#define FNV_CM_PROBE_FUA	FNV_CM_PROBE_LARGE
+/* which classes a probe holds (fnv_cm_probe_kind()) */
+#define FNV_CM_PROBE_BY_SIZE	1
+#define FNV_CM_PROBE_BY_TYPE	2
 #define FNV_CM_PROBE_SOON	16U
 #define FNV_CM_PROBE_EVERY	64U
+/*
+ * ... and for the first three while the full windows hold too few to
+ * judge at all (before FNV_CM_FULL_MIN windows' worth): until then every type
+ * costs a read (fnv_cm_sys_tie_types()), and at 16 periods apart a FUA
+ * writer at weight 100 beside a reader at 300 on fnvssd had 0.334 of the
+ * die time over a run of 15 s, 0.25 due
+ */
+#define FNV_CM_PROBE_FIRST	8U
+#define FNV_CM_PROBE_FIRST_NR	3U
 /*
  * Every other size probe (from the second) runs at 1/FNV_CM_PROBE_LOW of
  * max_inflight, 2 at least: the same requests at two depths tell what
@@ -217,7 +236,21 @@ u32 fnv_cm_tilt(const struct fnv_cm *m, u64 nr, u64 nr_wr, u64 sect);
  */
 u32 fnv_cm_probe_class(const struct fnv_cm *m, u64 nr, u64 sect);
 /*
- * One more period: true if a size probe is due (FNV_CM_PROBE_SOON periods
+ * ... and for the type probe, from its @nr requests, @nr_fua of them FUA
+ * writes: FNV_CM_PROBE_FUA if at least 7/8 of them are, _NOFUA if at most
+ * 1/8, else 0 (in neither: it runs in both periods).
+ */
+u32 fnv_cm_probe_tclass(u64 nr, u64 nr_fua);
+/*
+ * Which probe can run: FNV_CM_PROBE_BY_SIZE if each size class keeps
+ * @min requests queued or in flight (@need, by class), else
+ * FNV_CM_PROBE_BY_TYPE if each type class does (@tneed), else 0.
+ */
+u32 fnv_cm_probe_kind(const u32 *need, const u32 *tneed, u32 min);
+/*
+ * One more period: true if a size probe is due (FNV_CM_PROBE_FIRST periods
+ * after the last ended for the first FNV_CM_PROBE_FIRST_NR while the full
+ * windows cannot judge, then FNV_CM_PROBE_SOON periods
  * after the last ended, doubled each time one left the sizes not told
  * apart, up to FNV_CM_PROBE_EVERY, while the full windows have not told
  * them apart, or the

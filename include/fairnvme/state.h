@@ -65,6 +65,7 @@ struct fnv_sample {
 	u32 head_scale;		/* factor of that wait, 1/1024; 0: none */
 	u64 dev_sum;		/* sum of completion - dispatch, ns */
 	u64 nr_type[2];		/* completions per type: 0 read, 1 write */
+	u64 nr_fua;		/* ... writes with FUA (cost.c's probe) */
 	u64 svc_sum[2];		/* sum of per-type service time, ns */
 	u64 sect_sum[2];	/* sum of their sizes, sectors (cost.c) */
 	bool busy;		/* requests queued or in flight at its end */

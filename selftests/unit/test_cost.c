@@ -35,6 +35,13 @@ static int trial_every = 60, trial_len = 16;
  * where they were three quarters; 0 in the other tests
  */
 static double confound, wr_mean;
+/*
+ * The type probe as the kernel runs it where the sizes make no classes
+ * (fnv_cm_probe_tclass(), fnv_cm_probe_kind()): when due, one period of
+ * the tenants without FUA writes, one of those of FUA writes only, each a
+ * full window, then one period more; off in the other tests
+ */
+static bool tprobes;
 
 /*
  * From period 0: a simulation starts as a device past its first trial
@@ -124,7 +131,8 @@ static unsigned int rnd(void)
 static void loop(struct fnv_cm *m, enum dev d, struct tenant *tn, int n,
 		 int periods, int measure, double edge)
 {
-	int p, i, t;
+	int p, i, t, step = 0;
+	u32 cls[8] = {};		/* share_ok() takes 8 tenants too */
 
 	for (i = 0; i < n; i++) {
 		tn[i].s_nr = tn[i].s_bytes = tn[i].s_ns = 0;
@@ -135,18 +143,21 @@ static void loop(struct fnv_cm *m, enum dev d, struct tenant *tn, int n,
 	for (p = 0; p < periods; p++) {
 		struct fnv_cm_win w = {};
 		double now = 0, last = 0, lo;
+		bool probe = step == 1 || step == 2, full = full_at(p) || probe;
 
 		for (i = 0; i < n; i++)
 			memset(tn[i].nr, 0, sizeof(tn[i].nr));
 		for (i = 0; i < n; i++)
 			memset(tn[i].sect_p, 0, sizeof(tn[i].sect_p));
 		while (now < 100e6) {
-			struct tenant *x = &tn[0];
+			struct tenant *x = NULL;
 			double ns;
 			u64 c;
 
-			for (i = 1; i < n; i++)
-				if (tn[i].vt < x->vt)
+			/* a probe's period: the class of its step, or neither */
+			for (i = 0; i < n; i++)
+				if ((!probe || !cls[i] || cls[i] == (u32)step) &&
+				    (!x || tn[i].vt < x->vt))
 					x = &tn[i];
 			t = rnd() % 100 < x->wr_pct;
 			if (t && x->fua)
@@ -165,7 +176,7 @@ static void loop(struct fnv_cm *m, enum dev d, struct tenant *tn, int n,
 				   (1 << FNV_CM_SHIFT);
 			c = fnv_cm_carry(&x->carry, c);
 			x->vt += (double)c / x->weight;
-			ns = (full_at(p) ? dev_ns(d, x->sect, t) :
+			ns = (full ? dev_ns(d, x->sect, t) :
 			      held_ns(d, x->sect, t)) *
 			     (0.95 + 0.1 * rnd() / 32768);
 			now += ns;
@@ -181,7 +192,8 @@ static void loop(struct fnv_cm *m, enum dev d, struct tenant *tn, int n,
 			}
 		}
 		w.dt_ns = (u64)now;
-		w.full = full_at(p);
+		w.full = full;
+		w.probe = probe;
 		w.busy_ns = (u64)(now + edge * last * (rnd() / 16384.0 - 1));
 		if (confound) {
 			double wr = (double)(w.nr[1] + w.nr[2]) /
@@ -210,6 +222,25 @@ static void loop(struct fnv_cm *m, enum dev d, struct tenant *tn, int n,
 		}
 		for (i = 0; i < n; i++)
 			tn[i].vt -= lo;
+		/* the type probe's next step, as fnv_probe_step() */
+		if (step) {
+			step = step == 3 ? 0 : step + 1;
+		} else if (tprobes) {
+			u32 need[3] = {}, tneed[3] = {};
+
+			for (i = 0; i < n; i++) {
+				cls[i] = fnv_cm_probe_tclass(tn[i].nr[0] +
+							     tn[i].nr[1] +
+							     tn[i].nr[2],
+							     tn[i].nr[2]);
+				tneed[cls[i]] += 16;
+			}
+			if (fnv_cm_probe_due(m) &&
+			    fnv_cm_probe_kind(need, tneed, 16)) {
+				fnv_cm_probe_ran(m);
+				step = 1;
+			}
+		}
 	}
 }
 
@@ -1020,6 +1051,42 @@ static void test_alone(void)
  * for a transfer: FUA writes are a type of their own, and the shares are
  * device time by weight
  */
+/*
+ * On the flash device, the FUA writer @tn[0] at 300 beside the reader at
+ * 100 (a FUA write's cost, and whether the full windows judge if
+ * @judged), then at 100 beside 300: each one's share of the device time
+ */
+static void fua_pair(struct tenant *tn, int periods, int measure,
+		     const char *how, bool judged)
+{
+	static const unsigned int wt[2][2] = { { 300, 100 }, { 100, 300 } };
+	struct fnv_cm m;
+	char d[128];
+	double r;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		tn[0].weight = wt[k][0];
+		tn[1].weight = wt[k][1];
+		fresh(&m);
+		loop(&m, FLASH, tn, 2, periods, measure, 1);
+		if (!k && judged)
+			tap_ok(m.full_min && m.probes >= 3,
+			       "%s%s (%u): the full windows judge",
+			       dev_name[FLASH], how, m.probes);
+		if (!k) {
+			r = charge(&m, FNV_CM_FUA, 8) /
+			    charge(&m, FNV_CM_READ, 8);
+			nearf(r, 6100.0 / 1500, 0.2,
+			      "%s%s: a 4 KiB FUA write costs %.2f reads (4.07)",
+			      dev_name[FLASH], how, r);
+		}
+		snprintf(d, sizeof(d), "flash%s, FUA writer at %u vs reader at %u",
+			 how, wt[k][0], wt[k][1]);
+		share_ok(tn, 2, 0, 2, d);
+	}
+}
+
 static void test_fua(void)
 {
 	struct tenant tn[2] = {
@@ -1045,19 +1112,42 @@ static void test_fua(void)
 	       dev_name[FLASH], r,
 	       (unsigned long long)m.lat_cmd_ns[FNV_CM_FUA],
 	       (unsigned long long)m.lat_cmd_ns[FNV_CM_READ]);
-	fresh(&m);
 	trial_every = 60;
 	trial_len = 16;
-	loop(&m, FLASH, tn, 2, 100, 50, 1);
-	r = charge(&m, FNV_CM_FUA, 8) / charge(&m, FNV_CM_READ, 8);
-	nearf(r, 6100.0 / 1500, 0.2, "%s: a 4 KiB FUA write costs %.2f reads (4.07)",
-	      dev_name[FLASH], r);
-	share_ok(tn, 2, 0, 2, "flash, FUA writer at 300 vs reader at 100");
-	tn[0].weight = 100;
-	tn[1].weight = 300;
-	fnv_cm_init(&m);
-	loop(&m, FLASH, tn, 2, 100, 50, 1);
-	share_ok(tn, 2, 0, 2, "flash, FUA writer at 100 vs reader at 300");
+	fua_pair(tn, 100, 50, "", false);
+	/*
+	 * No rate trial (fnvssd in t29 c/fua: the depth held nothing back),
+	 * the type probe: its windows judge, and untie the types
+	 */
+	tap_ok(fnv_cm_probe_tclass(16, 16) == FNV_CM_PROBE_FUA &&
+	       fnv_cm_probe_tclass(16, 14) == FNV_CM_PROBE_FUA &&
+	       fnv_cm_probe_tclass(16, 13) == 0 &&
+	       fnv_cm_probe_tclass(16, 3) == 0 &&
+	       fnv_cm_probe_tclass(16, 2) == FNV_CM_PROBE_NOFUA &&
+	       fnv_cm_probe_tclass(16, 0) == FNV_CM_PROBE_NOFUA &&
+	       fnv_cm_probe_tclass(0, 0) == 0,
+	       "type probe classes: 7/8 FUA writes and more FUA, 1/8 and less not, between neither");
+	{
+		static const u32 none[3], two[3] = { 0, 16, 16 },
+				 one[3] = { 0, 16, 15 };
+
+		tap_ok(fnv_cm_probe_kind(two, two, 16) == FNV_CM_PROBE_BY_SIZE &&
+		       fnv_cm_probe_kind(one, two, 16) == FNV_CM_PROBE_BY_TYPE &&
+		       fnv_cm_probe_kind(none, one, 16) == 0 &&
+		       fnv_cm_probe_kind(none, none, 2) == 0,
+		       "a probe by size where each size class fills max_inflight's half, else by type, else none");
+	}
+	/*
+	 * The first three probes come FNV_CM_PROBE_FIRST periods apart: the
+	 * full windows judge from the third's (period 31), the types tied
+	 * before; measured from period 40 (at 16 periods apart they judged
+	 * from period 54, and the writer at 100 had 0.294)
+	 */
+	trial_every = 0;
+	tprobes = true;
+	fua_pair(tn, 150, 110, ", no rate trial, type probes", true);
+	tprobes = false;
+	trial_every = 60;
 }
 
 /*
@@ -1197,7 +1287,7 @@ int main(void)
 		 10 +		/* test_wait */
 		 3 +		/* test_few_full */
 		 4 +		/* test_alone */
-		 4 +		/* test_fua */
+		 10 +		/* test_fua */
 		 3 +		/* test_carry */
 		 6);		/* test_types */
 	test_untrained();
