@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # fnv-timeout: 900
+# fnv-timeout-extended: 2400
 #
 # Shares of tenants that mix request sizes and types, at the defaults
 # (nothing written to iosched: the cost model learns each device), on

@@ -107,6 +107,10 @@ if [ "$RUN" = tests ]; then
 		selected "$f" || continue
 		NPLAN=$((NPLAN + 1))
 		lim=$(sed -n 's/^# fnv-timeout: *\([0-9][0-9]*\).*/\1/p' "$f" | head -n 1)
+		# the guest's limit under extended=1 (runlib.sh's run_one)
+		case ",${FNV_GUEST_ARGS:-}," in *,extended=1,*)
+			lim=$(sed -n 's/^# fnv-timeout-extended: *\([0-9][0-9]*\).*/\1/p' "$f" | head -n 1 | grep . || echo "$lim") ;;
+		esac
 		lim=$((${lim:-${FNV_TEST_TIMEOUT:-420}} * SCALE))
 		TLIM[$(basename "$f" .sh)]=$lim
 		LIMITS=$((LIMITS + lim))

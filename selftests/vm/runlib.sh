@@ -88,8 +88,9 @@ no_cmdline_record() {
 }
 
 # run_one NAME FILE: run a script in its own session with a time limit
-# (its "# fnv-timeout: SEC" line, else FNV_TEST_TIMEOUT, times
-# FNV_TIMEOUT_SCALE), then kill whatever it left behind (background fio
+# (its "# fnv-timeout: SEC" line, under fnv.args extended=1 its
+# "# fnv-timeout-extended: SEC" line if it has one, else FNV_TEST_TIMEOUT,
+# times FNV_TIMEOUT_SCALE), then kill whatever it left behind (background fio
 # etc.) so that the next test starts clean. Returns 0 if it passed, 1 if
 # not, 2 if it left processes blocked in the kernel (stop the run: I/O is
 # stuck, and what comes after would not be meaningful).
@@ -97,6 +98,8 @@ run_one() {
 	_name=$1 _file=$2
 	no_cmdline_record
 	_lim=$(sed -n 's/^# fnv-timeout: *\([0-9][0-9]*\).*/\1/p' "$_file" | head -n 1)
+	[ "${FNV_extended:-0}" = 1 ] &&
+		_lim=$(sed -n 's/^# fnv-timeout-extended: *\([0-9][0-9]*\).*/\1/p' "$_file" | head -n 1 | grep . || echo "$_lim")
 	_lim=$((${_lim:-$FNV_TEST_TIMEOUT} * FNV_TIMEOUT_SCALE))
 	echo "FNV-TEST-BEGIN $_name"
 	_t0=$(cut -d. -f1 /proc/uptime)
