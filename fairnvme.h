@@ -259,6 +259,7 @@ struct fnv_data {
 	u64 cycle_start;		/* ... when it began (ns) */
 	u64 dev_floor;			/* ns: device time alone (auto depth) */
 	struct fnv_dprobe dprobe;	/* the auto depth's rate trials */
+	bool dtrial_was;		/* ... one ran in the last period */
 	u32 svc_gen;			/* ... their window (fnv_depth_fair) */
 
 	u32 max_inflight;
