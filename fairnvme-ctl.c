@@ -337,7 +337,9 @@ static bool fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, u64 nr,
 			   (!fd->dprobe.to && want == fd->dprobe.keep) ?
 			   want : min(r, want));
 	} else {
-		fd->dprobe.set = 0;	/* the trials start over with auto */
+		/* the trials start over with auto; none runs meanwhile */
+		fd->dprobe.set = 0;
+		fd->dprobe.to = 0;
 		WRITE_ONCE(fd->hold_depth, want);
 		WRITE_ONCE(fd->slot_depth, want);
 	}
@@ -790,21 +792,22 @@ void fnv_ctl_workfn(struct work_struct *work)
 	/* the size probe's step that just ended (0: none) */
 	closed = fd->cm_step;
 	/*
-	 * A depth trial ran in the period (the depth it set last period is
-	 * still in force), or in the one before, whose requests completed in
-	 * this one: their latency is the trial's depth's, not what the
-	 * tenants' shares make it. Judged, it moved the weights: t29 b/w15
-	 * (16 KiB reads at weight 100 beside 4 KiB at 500, behind QEMU's
-	 * 16 MB/s), the weight-100 tenant at max_inflight waited 4 times its
-	 * latency held, was found unbalanced and ran at 4 times its weight
-	 * for the trial, and over the run got 0.191 to 0.215 of the bytes
-	 * (0.167 due; 0.169 and 0.171 with the trials off, dev_target_us
-	 * 500): its virtual time advanced at the raised weight, so what the
-	 * trial gave it over its share was never paid back. Nor is its
-	 * queue the one it would keep alone (alone_q16).
+	 * A depth trial deeper than the depth held ran in the period (the
+	 * depth it set last period is still in force), or in the one before,
+	 * whose requests completed in this one: a tenant may have all its
+	 * requests at the device, not backlogged, and wait the deeper
+	 * queue's latency, not what the shares make it. Judged, it moved the
+	 * weights: t29 b/w15 (16 KiB reads at weight 100 beside 4 KiB at
+	 * 500, behind QEMU's 16 MB/s), the weight-100 tenant at max_inflight
+	 * was found unbalanced and ran at 4 times its weight for the trial,
+	 * and over the run got 0.187 to 0.215 of the bytes (0.167 due; 0.169
+	 * and 0.171 with the trials off, dev_target_us 500): its virtual
+	 * time advanced at the raised weight, so what the trial gave it over
+	 * its share was never paid back. Nor is its queue the one it would
+	 * keep alone (alone_q16). A half trial (shallower) is judged.
 	 */
-	trial = fd->dprobe.to || fd->dtrial_was;
-	fd->dtrial_was = fd->dprobe.to;
+	trial = fd->dprobe.to > fd->dprobe.from || fd->dtrial_was;
+	fd->dtrial_was = fd->dprobe.to > fd->dprobe.from;
 	list_for_each_entry(tn, &fd->active, active_node) {
 		struct fnv_sample smp;
 		enum fnv_state old;
@@ -845,7 +848,7 @@ void fnv_ctl_workfn(struct work_struct *work)
 		 * law), over 8 periods, and the time the requests inserted
 		 * in it waited for a tag (alone it would have sent them;
 		 * lost in a period without a completion); its mix this
-		 * period. Not from a depth trial's periods.
+		 * period. Not from a deeper depth trial's periods.
 		 */
 		if (smp.nr && dt && !trial) {
 			u64 q16 = div64_u64((smp.lat_sum * FNV_SAMPLE_EVERY +
@@ -910,7 +913,7 @@ void fnv_ctl_workfn(struct work_struct *work)
 		 * one after, where they completed: the wait was the probe's,
 		 * not a share the controller should correct; and a tenant in
 		 * neither class saw max_inflight's latency, without a slot.
-		 * Nor on a depth trial's (trial, above).
+		 * Nor on a deeper depth trial's (trial, above).
 		 */
 		if (!closed && !trial && fnv_ctl_period(&tn->ctl, &smp, &p))
 			comp = true;
