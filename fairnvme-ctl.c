@@ -859,7 +859,7 @@ void fnv_ctl_workfn(struct work_struct *work)
 					(q16 >> 3) : q16;
 			tn->alone_ns = fnv_cm_alone_ns(&fd->cm, tn->alone_q16,
 						       smp.nr_type,
-						       smp.sect_sum,
+						       smp.sect_sum, smp.nr_fua,
 						       READ_ONCE(fd->dev_floor));
 		}
 		/*

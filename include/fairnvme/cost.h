@@ -272,14 +272,16 @@ static inline bool fnv_cm_probe_low(const struct fnv_cm *m)
 /*
  * The mean latency of a tenant's request were the tenant alone, in ns:
  * @q16 its requests outstanding (their mean, in 1/2^16), @nr requests of
- * each type (read, write) and @sect their sectors (its mix), @l1_ns the
- * device's time for one request with nothing else at it (dev_floor):
+ * each type (read, write) and @sect their sectors (its mix), @nr_fua of
+ * the writes with FUA (priced as FUA writes, their sectors in proportion),
+ * @l1_ns the device's time for one request with nothing else at it
+ * (dev_floor):
  * the larger of it and (q - 1) times its mean request's cost by the fit
  * plus once its time alone (a closed queue over the device's parts,
  * cost.c). The LPNS bound and the slowdown policy read it.
  */
 u64 fnv_cm_alone_ns(const struct fnv_cm *m, u64 q16, const u64 *nr,
-		    const u64 *sect, u64 l1_ns);
+		    const u64 *sect, u64 nr_fua, u64 l1_ns);
 
 /*
  * The device time, in ns, of a request of type @t and @sect sectors by the

@@ -1018,11 +1018,11 @@ static void test_alone(void)
 	m.sect_ns16[0] = m.sect_ns16[1] = 0;
 	memcpy(m.lat_cmd_ns, m.cmd_ns, sizeof(m.cmd_ns));
 	memcpy(m.lat_sect_ns16, m.sect_ns16, sizeof(m.sect_ns16));
-	tap_ok(fnv_cm_alone_ns(&m, 256ULL << 16, nr, sect, 450000) == 128000000,
+	tap_ok(fnv_cm_alone_ns(&m, 256ULL << 16, nr, sect, 0, 450000) == 128000000,
 	       "2000 commands/s, 256 requests outstanding: 128 ms alone");
-	tap_ok(fnv_cm_alone_ns(&m, 1ULL << 16, rd, rs, 450000) == 500000 &&
-	       fnv_cm_alone_ns(&m, 1ULL << 16, rd, rs, 2000000) == 2000000 &&
-	       fnv_cm_alone_ns(&m, 1ULL << 16, none, none, 450000) == 450000,
+	tap_ok(fnv_cm_alone_ns(&m, 1ULL << 16, rd, rs, 0, 450000) == 500000 &&
+	       fnv_cm_alone_ns(&m, 1ULL << 16, rd, rs, 0, 2000000) == 2000000 &&
+	       fnv_cm_alone_ns(&m, 1ULL << 16, none, none, 0, 450000) == 450000,
 	       "one request outstanding: the larger of its cost and the device's time for one");
 	/*
 	 * fnvssd: 4 KiB reads 375 us of die time, 1.5 ms each alone: 16
@@ -1031,9 +1031,9 @@ static void test_alone(void)
 	 */
 	m.cmd_ns[0] = 375000;
 	m.lat_cmd_ns[0] = 1500000;
-	tap_ok(fnv_cm_alone_ns(&m, 16ULL << 16, rd, rs, 1600000) == 7125000 &&
-	       fnv_cm_alone_ns(&m, 2ULL << 16, rd, rs, 1600000) == 1875000 &&
-	       fnv_cm_alone_ns(&m, 1ULL << 16, rd, rs, 1600000) == 1600000,
+	tap_ok(fnv_cm_alone_ns(&m, 16ULL << 16, rd, rs, 0, 1600000) == 7125000 &&
+	       fnv_cm_alone_ns(&m, 2ULL << 16, rd, rs, 0, 1600000) == 1875000 &&
+	       fnv_cm_alone_ns(&m, 1ULL << 16, rd, rs, 0, 1600000) == 1600000,
 	       "fnvssd: 16 reads outstanding 7.1 ms alone, 2 1.9 ms, 1 the device's 1.6 ms");
 	/* bytes: 64 KiB at 16 MB/s, 4.1 ms */
 	m.cmd_ns[0] = 0;
@@ -1041,8 +1041,29 @@ static void test_alone(void)
 	memcpy(m.lat_cmd_ns, m.cmd_ns, sizeof(m.cmd_ns));
 	memcpy(m.lat_sect_ns16, m.sect_ns16, sizeof(m.sect_ns16));
 	rs[0] = 100 * 128;
-	tap_ok(fnv_cm_alone_ns(&m, 1ULL << 16, rd, rs, 450000) == 4096000,
+	tap_ok(fnv_cm_alone_ns(&m, 1ULL << 16, rd, rs, 0, 450000) == 4096000,
 	       "bytes: a QD1 reader of 64 KiB at 16 MB/s: 4.1 ms");
+	/*
+	 * fnvssd's 4 KiB FUA writes: a program each, 1525 us of die time,
+	 * 6100 us alone; its cached writes a transfer (100 us). 16 FUA writes
+	 * outstanding: 15 * 1525 + 6100 us, not a cached writer's 1.6 ms
+	 */
+	{
+		u64 wn[2] = { 0, 100 }, ws[2] = { 0, 800 };
+
+		memset(m.sect_ns16, 0, sizeof(m.sect_ns16));
+		memset(m.lat_sect_ns16, 0, sizeof(m.lat_sect_ns16));
+		m.cmd_ns[FNV_CM_WRITE] = m.lat_cmd_ns[FNV_CM_WRITE] = 100000;
+		m.cmd_ns[FNV_CM_FUA] = 1525000;
+		m.lat_cmd_ns[FNV_CM_FUA] = 6100000;
+		tap_ok(fnv_cm_alone_ns(&m, 16ULL << 16, wn, ws, 100, 1600000) ==
+		       28975000 &&
+		       fnv_cm_alone_ns(&m, 16ULL << 16, wn, ws, 0, 1600000) ==
+		       1600000 &&
+		       fnv_cm_alone_ns(&m, 16ULL << 16, wn, ws, 50, 160000) ==
+		       (15 * 812500 + 3100000),
+		       "fnvssd: 16 FUA writes outstanding 29.0 ms alone (a FUA write's cost), cached 1.6 ms, half each 15.3 ms");
+	}
 }
 
 /*
@@ -1286,7 +1307,7 @@ int main(void)
 		 6 +		/* test_probe */
 		 10 +		/* test_wait */
 		 3 +		/* test_few_full */
-		 4 +		/* test_alone */
+		 5 +		/* test_alone */
 		 10 +		/* test_fua */
 		 3 +		/* test_carry */
 		 6);		/* test_types */
