@@ -148,8 +148,10 @@
  * FUA writes) get room beside the depth, estimated each period from their
  * completions (Little's law). For grace_us after a synchronous tenant's
  * last completion, tenants ahead of it in vt dispatch only below a quarter
- * of hold_depth, or of a depth the trials kept or try upwards. Asynchronous
- * requests may
+ * of hold_depth, or of a depth the trials kept or try upwards. While the
+ * depth is past hold_depth (a trial's, or one kept), a tenant more than 2
+ * tau_l ahead of gvt dispatches only below hold_depth while other
+ * requests are at the device (fnv_ahead_out()). Asynchronous requests may
  * take 3/4 of the scheduler tags; once 3/4 of nr_requests are in use, a
  * tenant over its weight's share of them (8 at least; the root cgroup's
  * aside) gets only the first eighth of each tag word. Writeback
@@ -975,6 +977,48 @@ static bool fnv_held(struct fnv_data *fd, struct fnv_tenant *tn)
 	return !fnv_inflight_below(fd, cap);
 }
 
+/* more than 2 tau_l ahead of gvt (fnv_far_ahead(), fnv_ahead_out()) */
+static bool fnv_far_ahead_gvt(struct fnv_data *fd, struct fnv_tenant *tn)
+{
+	u64 gvt = d2fq_gvt_vt(atomic64_read(&fd->gvt));
+	u64 tau_w = (u64)READ_ONCE(fd->tau_l_bytes) << (D2FQ_VT_SHIFT + 1);
+
+	return d2fq_vt_diff(atomic64_read(&tn->d2.vt), gvt) > (s64)tau_w;
+}
+
+/*
+ * While the depth is past the depth by device time (hold_depth: the depth
+ * is then one an upward trial tries, or one the trials kept), a tenant
+ * more than 2 tau_l ahead of gvt (fnv_far_ahead()'s lead; vt moves at
+ * completion, so it may overshoot by what it sent before) may have
+ * requests sent only while fewer than hold_depth are at the device, if
+ * other requests than its own are there. Beyond hold_depth the device
+ * serves whatever was sent in its own order: at a trial's max_inflight, a
+ * reader at weight 100 beside a 70/30 tenant at 1000 (t29 c/rw, fnvssd)
+ * had all 16 of its requests at the device and completed 830 in the
+ * trial's second where its share was 130; its virtual time then held it
+ * back for 6 s, nothing sent, while it was paid back (and a trial in the
+ * last seconds of a run left it over its share: t29 w15). The extra depth
+ * is for the tenants that are owed service; the device keeps hold_depth,
+ * full by device time, and a completion runs the queue again (below the
+ * depth, fnv_inflight_dec()). Not during a size probe (see
+ * fnv_probe_out()), nor while no tenant holds gvt (it does not move: a
+ * removed cgroup's tenant beside only the root's), nor for a removed
+ * cgroup's tenant.
+ */
+static bool fnv_ahead_out(struct fnv_data *fd, struct fnv_tenant *tn)
+{
+	u32 hold = max(READ_ONCE(fd->hold_depth), 1U);
+	int in = atomic_read(&fd->inflight);
+
+	if (in < (int)hold || hold >= READ_ONCE(fd->depth) || fd->cm_probe ||
+	    tn->offline || in <= atomic_read(&tn->inflight) ||
+	    !d2fq_gvt_id(atomic64_read(&fd->gvt)) ||
+	    !fnv_far_ahead_gvt(fd, tn))
+		return false;
+	return !fnv_inflight_below(fd, hold);
+}
+
 /*
  * The cost model's size probe (cost.c, fairnvme-ctl.c) dispatches one
  * class of tenants for a period: a tenant of the other class waits (one
@@ -1041,11 +1085,8 @@ static struct request *fnv_d2fq_take(struct fnv_data *fd,
  */
 static bool fnv_far_ahead(struct fnv_data *fd, struct fnv_tenant *tn)
 {
-	u64 gvt = d2fq_gvt_vt(atomic64_read(&fd->gvt));
-	u64 tau_w = (u64)fd->tau_l_bytes << (D2FQ_VT_SHIFT + 1);
-
 	return fd->nr_queued - fd->nr_held > tn->nr_queued &&
-	       d2fq_vt_diff(atomic64_read(&tn->d2.vt), gvt) > (s64)tau_w;
+	       fnv_far_ahead_gvt(fd, tn);
 }
 
 /*
@@ -1103,6 +1144,13 @@ static struct request *fnv_d2fq_next(struct fnv_data *fd, int *cls)
 			return NULL;
 		tn = container_of(f, struct fnv_tenant, d2);
 		if (fnv_probe_out(fd, tn)) {
+			d2fq_arb_unpick(&fd->arb, f);
+			if (++passed < FNV_PROBE_PASS)
+				tries--;
+			continue;
+		}
+		/* as a probe's: a tenant owed service may be behind them */
+		if (fnv_ahead_out(fd, tn)) {
 			d2fq_arb_unpick(&fd->arb, f);
 			if (++passed < FNV_PROBE_PASS)
 				tries--;
