@@ -822,14 +822,21 @@ fair_slowdown() {
 # alone_pred NAME : after a run under fairnvme watched by depth_watch_start
 # with FNV_DUMP_TENANTS=1, the cost model's alone_us for the tenant
 # (debugfs tenant_dump, the median of its lines for the tenant's cgroup,
-# one a second, those with requests outstanding), a space, and its median
-# requests outstanding
+# one a second, those with requests outstanding, from the 11th on: the
+# model settles within 10 s, issue 35; all of them if that leaves fewer
+# than 3), a space, and its median requests outstanding. Before fnvssd's
+# first rate trial (10 s in) no full window judges the held ones, and a
+# 8 KiB read was priced 600 to 750 us where it costs 375 (t29 c/rw: 1.36
+# of fio's alone over the whole run, 0.85 to 1.0 after the trial)
 alone_pred() {
 	local id
 	id=$(stat -c %i "$CG_ROOT/$1" 2>/dev/null)
-	echo "$(sed -n "s/^cgroup=$id .* outstanding=[1-9][0-9]* alone_us=\([0-9]*\).*/\1/p" \
-		"$FNV_WORK/dump.all" 2>/dev/null | _median) $(sed -n "s/^cgroup=$id .* outstanding=\([1-9][0-9]*\) alone_us=.*/\1/p" \
-		"$FNV_WORK/dump.all" 2>/dev/null | _median)"
+	sed -n "s/^cgroup=$id .* outstanding=\([1-9][0-9]*\) alone_us=\([0-9]*\).*/\2 \1/p" \
+		"$FNV_WORK/dump.all" 2>/dev/null >"$FNV_WORK/alone-pred.$1"
+	[ "$(wc -l <"$FNV_WORK/alone-pred.$1")" -ge 13 ] &&
+		sed -i 1,10d "$FNV_WORK/alone-pred.$1"
+	set -- "$FNV_WORK/alone-pred.$1"
+	echo "$(cut -d' ' -f1 "$1" | _median) $(cut -d' ' -f2 "$1" | _median)"
 }
 
 # alone_ratio PREFIX NAME : the tenant's predicted alone latency

@@ -46,12 +46,9 @@
 # cost_learned, and the learned costs beside the configured ones.
 # In check-extended (or with fnv.args=t29_alone=1), each tenant also runs
 # alone under none, and the cost model's alone estimator (debugfs
-# tenant_dump's alone_us during the shared run) is asserted within 25 %
-# of fio's mean latency alone (issue 35, item 2; lib.sh's alone_print).
-# On 6.1 that held for 21 of 24 tenants (c/w15's 16 KiB reader at 1.248);
-# not for fnvssd's rw pair (1.45, 1.71: the fit prices its writes), nor
-# b/w15's 4 KiB reader (0.59: fio, short of the guest's CPUs, keeps 10 of
-# its 16 outstanding).
+# tenant_dump's alone_us during the shared run, from 10 s on: lib.sh's
+# alone_pred) is asserted within 25 % of fio's mean latency alone (issue
+# 35, item 2; lib.sh's alone_print).
 . /tests/lib.sh
 
 RT=${FNV_T29_RUNTIME:-15}
