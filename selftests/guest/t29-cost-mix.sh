@@ -167,6 +167,10 @@ accuracy() {
 		} else if (d == "c" && fua) {
 			f = v["fua_cmd_ns"] / 1000 + 4 * v["fua_kib_ns"] / 1000; r4 = c + 4 * k
 			printf "a 4 KiB FUA write %.0f us, a 4 KiB read %.0f us: %.2f times (die time: 1525 and 375 us, 4.07 times)", f, r4, r4 ? f / r4 : 0
+		} else if (d == "c" && t == "write") {
+			c = v["write_cmd_ns"] / 1000; k = v["write_kib_ns"] / 1000
+			w4 = c + 4 * k; w128 = c + 128 * k
+			printf "a 4 KiB write %.0f us, a 128 KiB write %.0f us: %.2f times (die time: 375 and 12000 us, 32 times), from the %s", w4, w128, w4 ? w128 / w4 : 0, v["write_from"]
 		} else if (d == "c") {
 			r4 = c + 4 * k; r64 = c + 64 * k
 			printf "a 4 KiB read %.0f us, a 64 KiB read %.0f us: %.2f times (die time: 375 and 1500 us, 4 times)", r4, r64, r4 ? r64 / r4 : 0
