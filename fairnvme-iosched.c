@@ -1012,7 +1012,7 @@ static bool fnv_ahead_out(struct fnv_data *fd, struct fnv_tenant *tn)
 	int in = atomic_read(&fd->inflight);
 
 	if (in < (int)hold || hold >= READ_ONCE(fd->depth) || fd->cm_probe ||
-	    tn->offline || in <= atomic_read(&tn->inflight) ||
+	    READ_ONCE(tn->offline) || in <= atomic_read(&tn->inflight) ||
 	    !d2fq_gvt_id(atomic64_read(&fd->gvt)) ||
 	    !fnv_far_ahead_gvt(fd, tn))
 		return false;
