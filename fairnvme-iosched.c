@@ -1134,23 +1134,17 @@ static struct request *fnv_d2fq_next(struct fnv_data *fd, int *cls)
 	/*
 	 * Past a held or far-ahead tenant: one try per class at most, and
 	 * the last try serves a tenant that is only ahead (work conserving).
-	 * Tenants a size probe holds are not tries (up to FNV_PROBE_PASS):
-	 * three of them at the heads would leave the probed class one
-	 * request per queue run.
+	 * Tenants a size probe holds, or fnv_ahead_out() does, are not
+	 * tries (up to FNV_PROBE_PASS): three of them at the heads would
+	 * leave the probed class, or a tenant owed service, one request per
+	 * queue run.
 	 */
 	for (tries = 0; tries < 3; tries++) {
 		f = d2fq_arb_pick(&fd->arb);
 		if (!f)
 			return NULL;
 		tn = container_of(f, struct fnv_tenant, d2);
-		if (fnv_probe_out(fd, tn)) {
-			d2fq_arb_unpick(&fd->arb, f);
-			if (++passed < FNV_PROBE_PASS)
-				tries--;
-			continue;
-		}
-		/* as a probe's: a tenant owed service may be behind them */
-		if (fnv_ahead_out(fd, tn)) {
+		if (fnv_probe_out(fd, tn) || fnv_ahead_out(fd, tn)) {
 			d2fq_arb_unpick(&fd->arb, f);
 			if (++passed < FNV_PROBE_PASS)
 				tries--;
