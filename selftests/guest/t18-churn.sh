@@ -319,7 +319,7 @@ fioread() {
 # to explain a window that fails (a few debugfs reads a second)
 dump() {
 	{
-		echo "gvt=$(fnv_dbg "$dev" gvt) tau_l=$(fnv_dbg "$dev" tau_l_eff_bytes) hl=$(fnv_dbg "$dev" hl_ratio) depth=$(fnv_dbg "$dev" depth) $(fnv_dbg "$dev" cost_learned)"
+		echo "gvt=$(fnv_dbg "$dev" gvt) tau_l=$(fnv_dbg "$dev" tau_l_eff_bytes) hl=$(fnv_dbg "$dev" hl_ratio) depth=$(fnv_dbg "$dev" depth) hold_depth=$(fnv_dbg "$dev" hold_depth) $(fnv_dbg "$dev" cost_learned)"
 		fnv_dbg "$dev" tenant_dump
 	} >"$W/dump$1"
 }
