@@ -181,7 +181,8 @@ static int fnv_tenants_show(void *data, struct seq_file *m)
  * One line per tenant the control period walks (active, or idle for less
  * than FNV_IDLE_LEAVE periods): its cgroup's id (the inode number of its
  * directory), weights, state, D2FQ class and lead over gvt, requests
- * queued and at the device, and whether it holds gvt.
+ * queued and at the device, whether it holds gvt, its requests holding
+ * scheduler tags and its virtual time.
  */
 static int fnv_tenant_dump_show(void *data, struct seq_file *m)
 {
@@ -197,7 +198,7 @@ static int fnv_tenant_dump_show(void *data, struct seq_file *m)
 		s8 c = tn->d2.cls;
 		const u64 *nr = tn->d2.nr;
 
-		seq_printf(m, "cgroup=%llu%s weight=%u eff_weight=%u state=%s class=%s vt_gap=%lld queued=%u inflight=%d requests=%llu charged=%llu holder=%d outstanding=%llu alone_us=%llu\n",
+		seq_printf(m, "cgroup=%llu%s weight=%u eff_weight=%u state=%s class=%s vt_gap=%lld queued=%u inflight=%d requests=%llu charged=%llu holder=%d outstanding=%llu alone_us=%llu tags=%d vt=%llu\n",
 			   fnv_tenant_cgid(tn), tn->root ? "(root)" : "",
 			   READ_ONCE(tn->cfg_weight), tn->eff_weight,
 			   fnv_ctl_state_name(tn->ctl.state),
@@ -209,7 +210,10 @@ static int fnv_tenant_dump_show(void *data, struct seq_file *m)
 			   nr[D2FQ_LOW], tn->d2.charged,
 			   holder != D2FQ_ID_NONE && tn->d2.id == holder,
 			   (tn->alone_q16 + (1ULL << 15)) >> 16,
-			   div_u64(tn->alone_ns, NSEC_PER_USEC));
+			   div_u64(tn->alone_ns, NSEC_PER_USEC),
+			   atomic_read(&tn->nr_rqs),
+			   ((u64)atomic64_read(&tn->d2.vt) & D2FQ_VT_MASK) >>
+			   D2FQ_VT_SHIFT);
 	}
 	spin_unlock_irq(&fd->lock);
 	return 0;

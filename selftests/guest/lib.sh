@@ -957,6 +957,9 @@ depth_watch_start() {
 				{
 					echo "# $(date +%s) inflight=$(fnv_dbg "$1" inflight) gvt=$(fnv_dbg "$1" gvt) tau_l=$(fnv_dbg "$1" tau_l_eff_bytes) $(fnv_dbg "$1" cost_learned) devinflight=$(cat "/sys/block/$(_blkname "$1")/inflight")"
 					echo "#   trials: $(fnv_dbg "$1" depth_trials) hl=$(fnv_dbg "$1" hl_ratio)"
+					# the first hardware queue's scheduler tags
+					_st=/sys/kernel/debug/block/$(_blkname "$1")/hctx0/sched_tags
+					echo "#   sched_tags: $(grep -E 'nr_tags|busy|ws_active' "$_st" 2>/dev/null | tr '\n' ' ')"
 					echo "#   tabs: $(fnv_dbg "$1" tabs 2>/dev/null | tr '\n' ' ')"
 					fnv_dbg "$1" tenant_dump | sed 's/^/#   /'
 				} >>"$FNV_WORK/watch.log"
