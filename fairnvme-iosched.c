@@ -1382,6 +1382,15 @@ unlock:
  * among the first eighth of each bitmap word (BFQ: the first one). The
  * tenant is the allocating task's cgroup's (the bio is not known yet); the
  * root cgroup's, which also writes back for everyone, is not limited.
+ *
+ * Over is past the share, not at it: blk-mq asks once per allocation,
+ * and one that waits keeps the limit it was given. A 4 KiB writer at
+ * depth 64 beside a 128 KiB one (each write two requests; null_blk,
+ * nr_requests 128, t29 d/wr on 6.12), at its share of 64, was limited to
+ * the first eighth of each word, which the other tenant held; fio's job
+ * thread waited there while its 64 requests completed, and 45 tags were
+ * free. The tenant then had nothing queued for up to a second, and came
+ * back without credit: 0.40 to 0.45 of the bytes, 0.5 due.
  */
 static bool fnv_tags_over(struct fnv_data *fd, struct request_queue *q)
 {
@@ -1399,7 +1408,7 @@ static bool fnv_tags_over(struct fnv_data *fd, struct request_queue *q)
 	if (blkg && blkg != q->root_blkg) {
 		tn = pd_to_tenant(blkg_to_pd(blkg, &fnv_policy));
 		if (tn && READ_ONCE(tn->cfg_weight) < w_sum)
-			over = atomic_read(&tn->nr_rqs) >=
+			over = atomic_read(&tn->nr_rqs) >
 			       max_t(u64, div_u64((u64)q->nr_requests *
 						  READ_ONCE(tn->cfg_weight),
 						  w_sum), FNV_TAGS_MIN);
