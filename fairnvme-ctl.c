@@ -770,8 +770,7 @@ void fnv_ctl_workfn(struct work_struct *work)
 	struct request_queue *q = fd->q;
 	struct fnv_ctl_params p;
 	struct fnv_tenant *tn, *next;
-	u64 dev_sum = 0, nr = 0, wsum = 0, esum = 0, tsum = 0, bypass;
-	u64 t0, dt, spent;
+	u64 dev_sum = 0, nr = 0, wsum = 0, esum = 0, bypass, t0, dt, spent;
 	u64 dem[TABS_NR_FAIR] = {};
 	bool comp = false, limited, kick = false, solo, probe;
 	struct fnv_tenant *busy = NULL;
@@ -886,16 +885,6 @@ void fnv_ctl_workfn(struct work_struct *work)
 		}
 		w = READ_ONCE(tn->cfg_weight);
 		/*
-		 * The tag limit's sum (fnv_tags_over()): every tenant walked,
-		 * idle or not. One whose requests all wait for a tag has none
-		 * queued or in flight: counted only while busy, it left the
-		 * sum, the other tenants' limits were lifted, and they took
-		 * the tags: a 4 KiB writer beside a 128 KiB one on null_blk
-		 * (t29 d/wr, each 128 KiB write two requests) had nothing
-		 * queued or in flight, the other 123 of the 128 tags.
-		 */
-		tsum += w;
-		/*
 		 * The busy tenants, also one without a sample this period:
 		 * a light tenant's sampled completions come a few per
 		 * period, and the mean must not jump when none came.
@@ -959,7 +948,7 @@ void fnv_ctl_workfn(struct work_struct *work)
 	}
 
 	fd->w_mean = wn ? div_u64(wsum, wn) : 0;
-	WRITE_ONCE(fd->w_sum, tsum);
+	WRITE_ONCE(fd->w_sum, wsum);
 	limited = xchg(&fd->limited, 0);
 	/*
 	 * One tenant busy in the period: the depth is max_inflight until

@@ -49,6 +49,20 @@ static int fnv_hold_depth_show(void *data, struct seq_file *m)
 	return 0;
 }
 
+/*
+ * Scheduler tags: the shallow depth writeback gets, then a tenant over its
+ * share, and "map" or "word": which they limit (fnv_shallow_whole).
+ */
+static int fnv_tag_depths_show(void *data, struct seq_file *m)
+{
+	struct fnv_data *fd = fnv_dbg_data(data);
+
+	seq_printf(m, "async=%u over=%u per=%s\n", READ_ONCE(fd->async_depth),
+		   READ_ONCE(fd->over_depth),
+		   fnv_shallow_whole ? "map" : "word");
+	return 0;
+}
+
 /* fnv_held()'s slot is a quarter of this: hold_depth, or a kept depth. */
 static int fnv_slot_depth_show(void *data, struct seq_file *m)
 {
@@ -302,6 +316,7 @@ const struct blk_mq_debugfs_attr fnv_debugfs_attrs[] = {
 	FNV_DBG_ATTR(depth),
 	FNV_DBG_ATTR(hold_depth),
 	FNV_DBG_ATTR(slot_depth),
+	FNV_DBG_ATTR(tag_depths),
 	FNV_DBG_ATTR(depth_trials),
 	FNV_DBG_ATTR(dev_floor_us),
 	FNV_DBG_ATTR(tau_l_eff_bytes),

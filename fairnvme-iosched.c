@@ -154,7 +154,7 @@
  * requests are at the device (fnv_ahead_out()). Asynchronous requests may
  * take 3/4 of the scheduler tags; once 3/4 of nr_requests are in use, a
  * tenant over its weight's share of them (8 at least; the root cgroup's
- * aside) gets only the first eighth of each tag word. Writeback
+ * aside) gets only the first eighth of the tags. Writeback
  * throttling is off while fairnvme is used.
  * With one tenant busy in the last control period the depth is
  * max_inflight until another tenant queues a request (fnv_depth()).
@@ -1379,7 +1379,8 @@ unlock:
  * queue's worth of tags are taken (requests queued and in flight): short
  * of that there are tags for everyone, and a limit would only make a deep
  * tenant wait in submission. Over its share, a tenant may only take a tag
- * among the first eighth of each bitmap word (BFQ: the first one). The
+ * among the first eighth of the bitmap, of each word or of the whole
+ * (fnv_shallow_whole; BFQ: the first one). The
  * tenant is the allocating task's cgroup's (the bio is not known yet); the
  * root cgroup's, which also writes back for everyone, is not limited.
  *
@@ -1387,9 +1388,9 @@ unlock:
  * and one that waits keeps the limit it was given. A 4 KiB writer at
  * depth 64 beside a 128 KiB one (each write two requests; null_blk,
  * nr_requests 128, t29 d/wr on 6.12), at its share of 64, was limited to
- * the first eighth of each word, which the other tenant held; fio's job
- * thread waited there while its 64 requests completed, and 45 tags were
- * free. The tenant then had nothing queued for up to a second, and came
+ * the first 4 tags (fnv_shallow_whole), which the other tenant held;
+ * fio's job thread waited there while its 64 requests completed, and 45
+ * tags were free. The tenant then had nothing queued for up to a second, and came
  * back without credit: 0.40 to 0.45 of the bytes, 0.5 due.
  */
 static bool fnv_tags_over(struct fnv_data *fd, struct request_queue *q)
@@ -1427,16 +1428,43 @@ static void fnv_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 		data->shallow_depth = READ_ONCE(fd->over_depth);
 }
 
+/*
+ * A shallow depth limits each word of the tag bitmap (6.1), or the whole
+ * bitmap: "lib/sbitmap: convert shallow_depth from one word to the whole
+ * sbitmap" (6.17) was backported (Debian's 6.12.117 has it), and a
+ * kernel's version does not tell which. Asked once at load:
+ * a map of 8 words of 8 bits gives 8 bits at a shallow depth of 1 per
+ * word, 1 over the whole map. Taken per word on 6.12, the limits were
+ * 24 of null_blk's 128 tags for writeback where 96 were meant, and 4 for
+ * a tenant over its share where 16 were.
+ */
+bool fnv_shallow_whole __read_mostly;
+
+static void fnv_shallow_probe(void)
+{
+	struct sbitmap sb;
+	int n = 0;
+
+	if (sbitmap_init_node(&sb, 64, 3, GFP_KERNEL, NUMA_NO_NODE, false,
+			      true))
+		return;
+	while (n < 64 && sbitmap_get_shallow(&sb, 1) >= 0)
+		n++;
+	sbitmap_free(&sb);
+	fnv_shallow_whole = n < 8;
+}
+
 /* Called by blk_mq_update_nr_requests(), and for each new hctx. */
 static void fnv_depth_updated(struct blk_mq_hw_ctx *hctx)
 {
 	struct fnv_data *fd = hctx->queue->elevator->elevator_data;
 	struct blk_mq_tags *tags = hctx->sched_tags;
-	unsigned int shift = tags->bitmap_tags.sb.shift;
+	unsigned int depth = fnv_shallow_whole ? tags->bitmap_tags.sb.depth :
+			     1U << tags->bitmap_tags.sb.shift;
 
 	WRITE_ONCE(fd->async_depth,
-		   max((1U << shift) * FNV_ASYNC_PERCENT / 100U, 1U));
-	WRITE_ONCE(fd->over_depth, max((1U << shift) >> 3, 1U));
+		   max(depth * FNV_ASYNC_PERCENT / 100U, 1U));
+	WRITE_ONCE(fd->over_depth, max(depth >> 3, 1U));
 	/* the wake batch must suit the smallest depth ever asked */
 	sbitmap_queue_min_shallow_depth(&tags->bitmap_tags, fd->over_depth);
 }
@@ -1940,6 +1968,7 @@ static int __init fnv_init(void)
 {
 	int ret;
 
+	fnv_shallow_probe();
 	ret = blkcg_policy_register(&fnv_policy);
 	if (ret)
 		return ret;

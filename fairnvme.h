@@ -343,7 +343,7 @@ struct fnv_data {
 	bool ctl_armed;			/* ctl_work queued or running */
 	/* mean configured weight of the busy tenants */
 	u32 w_mean;
-	u32 w_sum;			/* configured weights of those walked */
+	u32 w_sum;			/* ... and their sum */
 	u32 comp_left;			/* periods of compensation left */
 	u32 async_depth;		/* scheduler tags async I/O may take, per word */
 	u32 over_depth;			/* ... a tenant over its share, per word */
@@ -376,6 +376,8 @@ struct fnv_data {
 extern struct blkcg_policy fnv_policy;
 extern struct elevator_type fnv_elevator;
 extern struct ida fnv_ida;
+/* a shallow tag depth limits the whole bitmap, not each word */
+extern bool fnv_shallow_whole;
 extern struct elv_fs_entry fnv_attrs[];
 
 /* fairnvme-iosched.c */

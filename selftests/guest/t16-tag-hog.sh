@@ -56,7 +56,7 @@ run_one() {
 	# shellcheck disable=SC2046
 	set -- $(reqs); r0=$1 w0=$2
 	if [ "$s" = fairnvme ]; then
-		for _i in 1 2 3 4 5; do sleep $((RT / 5)); diag "depth $(fnv_dbg "$dev" depth) inflight $(fnv_dbg "$dev" inflight) dev_floor $(fnv_dbg "$dev" dev_floor_us) $(fnv_dbg "$dev" cost_learned)"; done
+		for _i in 1 2 3 4 5; do sleep $((RT / 5)); diag "tags: nr_requests $(cat "/sys/block/$dev/queue/nr_requests") $(fnv_dbg "$dev" tag_depths); depth $(fnv_dbg "$dev" depth) inflight $(fnv_dbg "$dev" inflight) dev_floor $(fnv_dbg "$dev" dev_floor_us) $(fnv_dbg "$dev" cost_learned)"; done
 		sleep $((RT % 5))
 	else
 		sleep "$RT"
