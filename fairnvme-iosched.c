@@ -1378,20 +1378,21 @@ unlock:
  * submission for one. The limit applies once three quarters of a hardware
  * queue's worth of tags are taken (requests queued and in flight): short
  * of that there are tags for everyone, and a limit would only make a deep
- * tenant wait in submission. Over its share, a tenant may only take a tag
- * among the first eighth of the bitmap, of each word or of the whole
- * (fnv_shallow_whole; BFQ: the first one). The
- * tenant is the allocating task's cgroup's (the bio is not known yet); the
- * root cgroup's, which also writes back for everyone, is not limited.
+ * tenant wait in submission. Over its share, a tenant may only take one
+ * of an eighth of the tags, the first of each bitmap word (BFQ: the first
+ * one; fnv_shallow_whole says how the depth is given). The tenant is the
+ * allocating task's cgroup's (the bio is not known yet); the root
+ * cgroup's, which also writes back for everyone, is not limited.
  *
  * Over is past the share, not at it: blk-mq asks once per allocation,
  * and one that waits keeps the limit it was given. A 4 KiB writer at
  * depth 64 beside a 128 KiB one (each write two requests; null_blk,
  * nr_requests 128, t29 d/wr on 6.12), at its share of 64, was limited to
- * the first 4 tags (fnv_shallow_whole), which the other tenant held;
- * fio's job thread waited there while its 64 requests completed, and 45
- * tags were free. The tenant then had nothing queued for up to a second, and came
- * back without credit: 0.40 to 0.45 of the bytes, 0.5 due.
+ * 4 tags (a depth meant per word, given for the whole map), which the
+ * other tenant held; fio's job thread waited there while its 64 requests
+ * completed, and 45 tags were free. The tenant then had nothing queued
+ * for up to a second, and came back without credit: 0.40 to 0.45 of the
+ * bytes, 0.5 due.
  */
 static bool fnv_tags_over(struct fnv_data *fd, struct request_queue *q)
 {
@@ -1440,18 +1441,21 @@ static void fnv_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
  */
 bool fnv_shallow_whole __read_mostly;
 
-static void fnv_shallow_probe(void)
+static int __init fnv_shallow_probe(void)
 {
 	struct sbitmap sb;
 	int n = 0;
+	int ret;
 
-	if (sbitmap_init_node(&sb, 64, 3, GFP_KERNEL, NUMA_NO_NODE, false,
-			      true))
-		return;
+	ret = sbitmap_init_node(&sb, 64, 3, GFP_KERNEL, NUMA_NO_NODE, false,
+				true);
+	if (ret)
+		return ret;
 	while (n < 64 && sbitmap_get_shallow(&sb, 1) >= 0)
 		n++;
 	sbitmap_free(&sb);
 	fnv_shallow_whole = n < 8;
+	return 0;
 }
 
 /* Called by blk_mq_update_nr_requests(), and for each new hctx. */
@@ -1968,7 +1972,9 @@ static int __init fnv_init(void)
 {
 	int ret;
 
-	fnv_shallow_probe();
+	ret = fnv_shallow_probe();
+	if (ret)
+		return ret;
 	ret = blkcg_policy_register(&fnv_policy);
 	if (ret)
 		return ret;

@@ -345,8 +345,9 @@ struct fnv_data {
 	u32 w_mean;
 	u32 w_sum;			/* ... and their sum */
 	u32 comp_left;			/* periods of compensation left */
-	u32 async_depth;		/* scheduler tags async I/O may take, per word */
-	u32 over_depth;			/* ... a tenant over its share, per word */
+	/* shallow depths: of each tag word, or the map (fnv_shallow_whole) */
+	u32 async_depth;		/* scheduler tags async I/O may take */
+	u32 over_depth;			/* ... a tenant over its share */
 
 	/*
 	 * Lockless, written on completion: on their own cache line, away
