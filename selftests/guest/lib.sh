@@ -657,25 +657,30 @@ tenants_run() {
 	tenants_wait
 }
 
-# With FNV_WINDOW set, tenant_iops and tenant_mlat count only the I/Os that
-# completed within the runtime, from fio's per-I/O latency log (time since
-# the ramp ended, ms; latency, ns). fio's own totals also count what a job
-# had in flight when its runtime ended, completed afterwards and over a
-# runtime stretched to match: for a tenant with many requests queued
-# (t20's B, 256) that drain runs alone on the device once the others have
-# stopped, at its full rate (64 requests in flight added 65 ms to a 3 s
-# run). With t20 on the NVMe throttled at 500 IOPS, fairnvme dispatched B
-# 7 % more requests than C (tenant_dump), and fio counted B 1.5 to 2.4
-# times C's IOPS.
-# _tenant_win NAME FIELD : FIELD (iops or mlat) of NAME's last run in the
-# window, empty without a latency log
+# With FNV_WINDOW set, tenant_iops, tenant_kb and tenant_mlat count only
+# the I/Os that completed within the runtime, from fio's per-I/O latency
+# log (time since the ramp ended, ms; latency, ns). fio's own totals also
+# count what a job had in flight when its runtime ended, completed
+# afterwards and over a runtime stretched to match: for a tenant with many
+# requests queued (t20's B, 256) that drain runs alone on the device once
+# the others have stopped, at its full rate (64 requests in flight added
+# 65 ms to a 3 s run). With t20 on the NVMe throttled at 500 IOPS,
+# fairnvme dispatched B 7 % more requests than C (tenant_dump), and fio
+# counted B 1.5 to 2.4 times C's IOPS.
+# _tenant_win NAME FIELD [read|write|total] : FIELD (iops, kb or mlat) of
+# NAME's last run in the window, of its reads, its writes or both (fio's
+# log: time, latency, direction 0 or 1, block size in bytes); empty
+# without a latency log
 _tenant_win() {
 	local win
 	win=$(cat "$FNV_WORK/tenant-$1.win" 2>/dev/null) || return 0
 	cat "$FNV_WORK/lat-$1"_clat.*.log 2>/dev/null | awk -F', *' \
-		-v w="$win" -v f="$2" '
-		$1 + 0 <= w * 1000 { n++; s += $2 }
+		-v w="$win" -v f="$2" -v d="${3:-total}" '
+		d == "read" && $3 != 0 { next }
+		d == "write" && $3 != 1 { next }
+		$1 + 0 <= w * 1000 { n++; s += $2; b += $4 }
 		END { if (f == "iops") printf "%.1f\n", n / w
+		      else if (f == "kb") printf "%d\n", b / 1024
 		      else if (n) printf "%.1f\n", s / n / 1000 }'
 }
 
@@ -688,9 +693,8 @@ tenant_rc() {
 }
 
 tenant_iops() {
-	if [ -n "${FNV_WINDOW:-}" ] && [ "${2:-total}" = total ] &&
-	   [ -e "$FNV_WORK/tenant-$1.win" ]; then
-		_tenant_win "$1" iops
+	if [ -n "${FNV_WINDOW:-}" ] && [ -e "$FNV_WORK/tenant-$1.win" ]; then
+		_tenant_win "$1" iops "${2:-total}"
 		return
 	fi
 	fio_iops "$FNV_WORK/tenant-$1.terse" "${2:-total}"
@@ -718,6 +722,10 @@ tenant_share() {
 }
 
 tenant_kb() {
+	if [ -n "${FNV_WINDOW:-}" ] && [ -e "$FNV_WORK/tenant-$1.win" ]; then
+		_tenant_win "$1" kb "${2:-total}"
+		return
+	fi
 	fio_kb "$FNV_WORK/tenant-$1.terse" "${2:-total}"
 }
 
