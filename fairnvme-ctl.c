@@ -35,7 +35,8 @@ static void fnv_take_sample(struct fnv_tenant *tn, struct fnv_sample *smp)
 	int t;
 
 	smp->lat_sum = atomic64_xchg(&tn->acc_lat, 0);
-	smp->head_sum = atomic64_xchg(&tn->acc_head, 0);
+	smp->head_sum = tn->head_acc;
+	tn->head_acc = 0;
 	smp->dev_sum = atomic64_xchg(&tn->acc_dev, 0);
 	smp->nr = 0;
 	for (t = 0; t < 2; t++) {

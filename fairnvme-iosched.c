@@ -1199,13 +1199,16 @@ static void fnv_dispatch_stamp(struct fnv_data *fd, struct fnv_tenant *tn,
 	tn->disp_at = now;
 	if (sample) {
 		/*
-		 * The device time starts now (blk-stat would stamp it too);
-		 * fifo_time, ours and unused once the request left our lists,
-		 * keeps how long it waited since it became the oldest of its
-		 * tenant.
+		 * The device time starts now (blk-stat would stamp it too).
+		 * How long it waited since it became the oldest of its
+		 * tenant is summed now, not kept in the request: on 6.1
+		 * fifo_time shares its room with the csd a completion on
+		 * another CPU sends (blk_mq_complete_send_ipi()). A sample
+		 * only if its completion is one (fnv_completed_request()).
 		 */
 		rq->io_start_time_ns = now;
-		rq->fifo_time = now > head ? now - head : 0;
+		if (req_op(rq) == REQ_OP_READ || req_op(rq) == REQ_OP_WRITE)
+			tn->head_acc += now > head ? now - head : 0;
 	}
 }
 
@@ -1654,7 +1657,6 @@ static void fnv_completed_request(struct request *rq, u64 now)
 	}
 	lat = now > rq->start_time_ns ? now - rq->start_time_ns : 0;
 	atomic64_add(lat, &tn->acc_lat);
-	atomic64_add(rq->fifo_time, &tn->acc_head);
 	atomic64_add(dev, &tn->acc_dev);
 	atomic64_add(fnv_svc_time(rq, now, prev), &tn->acc_svc[t]);
 	atomic64_add(fnv_rq_sect(rq), &tn->acc_sect[t]);

@@ -176,9 +176,14 @@ struct fnv_tenant {
 	u32 dev_weight;			/* io.fairnvme.weight MAJ:MIN, 0: unset */
 	u32 cfg_weight;			/* dev_weight, else the cgroup's */
 
+	/*
+	 * Sampled reads and writes dispatched in the current control period:
+	 * the sum of their waits at the head, dispatch - reaching head
+	 * (under fnv_data.lock)
+	 */
+	u64 head_acc;
 	/* completions of the current control period (lockless) */
 	atomic64_t acc_lat;		/* sum of completion - insertion */
-	atomic64_t acc_head;		/* sum of dispatch - reaching head */
 	atomic64_t acc_dev;		/* sum of completion - dispatch */
 	atomic64_t acc_svc[2];		/* sum of service time, read/write */
 	atomic64_t acc_sect[2];		/* sum of their sectors */
