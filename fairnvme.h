@@ -118,6 +118,12 @@ extern const struct fnv_ctl_params fnv_ctl_defaults;
 #define FNV_RQ_HELD		BIT(7)	/* on fnv_data.tabs_held */
 /* One request in FNV_SAMPLE_EVERY of each tenant is measured. */
 #define FNV_SAMPLE_EVERY	4
+/*
+ * A tenant's requests outstanding (alone_q16) move by 1/256 a sample, 32
+ * samples a period at most (fairnvme-ctl.c).
+ */
+#define FNV_ALONE_NR		32
+#define FNV_ALONE_SHIFT		8
 #define FNV_RQ_FLAGS		0xffUL
 #define FNV_RQ_DEPTH_SHIFT	8
 #define FNV_RQ_DEPTH_MASK	0xffffUL
