@@ -678,7 +678,7 @@ _tenant_win() {
 		-v w="$win" -v f="$2" -v d="${3:-total}" '
 		d == "read" && $3 != 0 { next }
 		d == "write" && $3 != 1 { next }
-		$1 + 0 <= w * 1000 { n++; s += $2; b += $4 }
+		$1 + 0 < w * 1000 { n++; s += $2; b += $4 }
 		END { if (f == "iops") printf "%.1f\n", n / w
 		      else if (f == "kb") printf "%d\n", b / 1024
 		      else if (n) printf "%.1f\n", s / n / 1000 }'
