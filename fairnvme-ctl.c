@@ -36,7 +36,9 @@ static void fnv_take_sample(struct fnv_tenant *tn, struct fnv_sample *smp)
 
 	smp->lat_sum = atomic64_xchg(&tn->acc_lat, 0);
 	smp->head_sum = tn->head_acc;
+	smp->head_nr = tn->head_nr;
 	tn->head_acc = 0;
+	tn->head_nr = 0;
 	smp->dev_sum = atomic64_xchg(&tn->acc_dev, 0);
 	smp->nr = 0;
 	for (t = 0; t < 2; t++) {

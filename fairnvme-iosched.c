@@ -1203,12 +1203,15 @@ static void fnv_dispatch_stamp(struct fnv_data *fd, struct fnv_tenant *tn,
 		 * How long it waited since it became the oldest of its
 		 * tenant is summed now, not kept in the request: on 6.1
 		 * fifo_time shares its room with the csd a completion on
-		 * another CPU sends (blk_mq_complete_send_ipi()). A sample
-		 * only if its completion is one (fnv_completed_request()).
+		 * another CPU sends (blk_mq_complete_send_ipi()). A mean
+		 * over the dispatches: a requeued sample completes uncounted,
+		 * and a period's completions are of earlier dispatches.
 		 */
 		rq->io_start_time_ns = now;
-		if (req_op(rq) == REQ_OP_READ || req_op(rq) == REQ_OP_WRITE)
+		if (req_op(rq) == REQ_OP_READ || req_op(rq) == REQ_OP_WRITE) {
 			tn->head_acc += now > head ? now - head : 0;
+			tn->head_nr++;
+		}
 	}
 }
 

@@ -184,10 +184,11 @@ struct fnv_tenant {
 
 	/*
 	 * Sampled reads and writes dispatched in the current control period:
-	 * the sum of their waits at the head, dispatch - reaching head
-	 * (under fnv_data.lock)
+	 * the sum of their waits at the head, dispatch - reaching head, and
+	 * how many (under fnv_data.lock)
 	 */
 	u64 head_acc;
+	u32 head_nr;
 	/* completions of the current control period (lockless) */
 	atomic64_t acc_lat;		/* sum of completion - insertion */
 	atomic64_t acc_dev;		/* sum of completion - dispatch */

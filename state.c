@@ -111,6 +111,7 @@ static void fnv_sample_add(struct fnv_sample *a, const struct fnv_sample *s)
 	a->nr += s->nr;
 	a->lat_sum += s->lat_sum;
 	a->head_sum += s->head_sum;
+	a->head_nr += s->head_nr;
 	a->dev_sum += s->dev_sum;
 	for (t = 0; t < 2; t++) {
 		a->nr_type[t] += s->nr_type[t];
@@ -196,7 +197,8 @@ bool fnv_ctl_period(struct fnv_ctl *c, const struct fnv_sample *period,
 		c->lat = div64_u64(smp->lat_sum, smp->nr);
 		c->dev = div64_u64(smp->dev_sum, smp->nr);
 		/* head latency = wait at the head + device time */
-		head = div64_u64(smp->head_sum, smp->nr);
+		head = smp->head_nr ?
+		       div64_u64(smp->head_sum, smp->head_nr) : 0;
 		c->head = smp->head_scale ?
 			  mul_u64_u32_shr(head, smp->head_scale, 10) : head;
 		head += c->dev;

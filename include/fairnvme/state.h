@@ -62,6 +62,7 @@ struct fnv_sample {
 	u64 nr;			/* completions */
 	u64 lat_sum;		/* sum of completion - insertion, ns */
 	u64 head_sum;		/* sum of dispatch - reaching the head, ns */
+	u64 head_nr;		/* ... over that many dispatches */
 	u32 head_scale;		/* factor of that wait, 1/1024; 0: none */
 	u64 dev_sum;		/* sum of completion - dispatch, ns */
 	u64 nr_type[2];		/* completions per type: 0 read, 1 write */

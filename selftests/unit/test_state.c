@@ -29,6 +29,7 @@ static struct fnv_sample period(u64 n, u64 lat, u64 svc)
 	s.lat_sum = n * lat;
 	s.dev_sum = n * lat / 2;
 	s.head_sum = n * lat - s.dev_sum;	/* wait + device = lat */
+	s.head_nr = n;
 	s.nr_type[0] = n;
 	s.svc_sum[0] = n * svc;
 	return s;
@@ -242,6 +243,20 @@ static void test_head_scale(void)
 		s = hperiod(100, 5000 * US, 700 * US, 0);
 		fnv_ctl_period(&light, &s, &P);
 	}
+	/*
+	 * The waits are summed at dispatch: over the period's dispatches, not
+	 * its completions (here half as many dispatches, a burst ending)
+	 */
+	fnv_ctl_init(&heavy, &P, 100 * US);
+	for (i = 0; i < 20; i++) {
+		s = hperiod(100, 1250 * US, 700 * US, 0);
+		s.head_nr = 50;
+		s.head_sum = 50 * 1250 * US;
+		fnv_ctl_period(&heavy, &s, &P);
+	}
+	tap_ok(heavy.head > 1940 * US && heavy.head <= 1950 * US,
+	       "head latency: the waits over the dispatches that had them, %llu us",
+	       (unsigned long long)(heavy.head / US));
 	tap_ok(light.state == FNV_SATURATED,
 	       "unscaled, the weight-200 tenant would read as saturated");
 
@@ -468,7 +483,7 @@ int main(void)
 		 8 +		/* test_eq34 */
 		 11 +		/* test_algorithm1 */
 		 3 +		/* test_signal */
-		 5 +		/* test_head_scale */
+		 6 +		/* test_head_scale */
 		 7 +		/* test_pooling */
 		 6 +		/* test_backlog */
 		 5 +		/* test_costs */
