@@ -846,27 +846,31 @@ void fnv_ctl_workfn(struct work_struct *work)
 						  smp.sect_sum[1]) :
 				      FNV_CM_TILT_ONE;
 		/*
-		 * Were it alone (cost.c): its requests outstanding, the sum
-		 * of their latencies over the period's length (Little's
-		 * law), and the time the requests inserted in it waited for
-		 * a tag (alone it would have sent them; lost in a period
-		 * without a completion); its mix this period. Not from a
-		 * deeper depth trial's periods. A mean over about 256
-		 * samples, 8 periods at most: a tenant at weight 100 beside
-		 * one at 500 (t29 c/w15, fnvssd) had 9 samples a period,
-		 * their latencies 45 ms on average and 125 ms at p99: over 8
-		 * periods it was once seen with 21 requests outstanding where
-		 * it keeps 16 at most.
+		 * Were it alone (cost.c): its requests outstanding, by
+		 * Little's law the sum of their latencies (and of the time
+		 * the requests inserted waited for a tag: alone it would
+		 * have sent them) over the time it was busy, over about the
+		 * last 256 samples and 8 periods at least (FNV_ALONE_NR);
+		 * its mix this period. Not from a deeper depth trial's
+		 * periods. A tenant at weight 100 beside one at 500 (t29
+		 * c/w15, fnvssd) had 9 samples a period, their latencies
+		 * 45 ms on average and 125 ms at p99: over 8 periods it was
+		 * once seen with 21 requests outstanding where it keeps 16
+		 * at most. Sums, not a mean of each period's ratio, which
+		 * periods of more samples would weigh more.
 		 */
-		if (smp.nr && dt && !trial) {
-			u64 q16 = div64_u64((smp.lat_sum * FNV_SAMPLE_EVERY +
-					     tag_wait) << 16, dt);
-			u32 a = min_t(u32, smp.nr, FNV_ALONE_NR);
+		if (dt && !trial && (smp.nr || smp.busy)) {
+			u64 a = min_t(u64, smp.nr, FNV_ALONE_NR);
 
-			tn->alone_q16 = tn->alone_q16 ?
-					tn->alone_q16 -
-					(tn->alone_q16 * a >> FNV_ALONE_SHIFT) +
-					(q16 * a >> FNV_ALONE_SHIFT) : q16;
+			tn->alone_lat += smp.lat_sum * FNV_SAMPLE_EVERY +
+					 tag_wait -
+					 (tn->alone_lat * a >> FNV_ALONE_SHIFT);
+			tn->alone_dt += dt -
+					(tn->alone_dt * a >> FNV_ALONE_SHIFT);
+			tn->alone_q16 = div64_u64(tn->alone_lat,
+						  max(tn->alone_dt >> 16, 1ULL));
+		}
+		if (smp.nr && dt && !trial) {
 			tn->alone_ns = fnv_cm_alone_ns(&fd->cm, tn->alone_q16,
 						       smp.nr_type,
 						       smp.sect_sum, smp.nr_fua,

@@ -347,6 +347,8 @@ void fnv_tenant_leave(struct fnv_tenant *tn)
 	tn->cm_class = 0;
 	tn->cm_tclass = 0;
 	tn->alone_q16 = 0;		/* it comes back with another queue */
+	tn->alone_lat = 0;
+	tn->alone_dt = 0;
 	tn->tag_wait = 0;
 	list_del_init(&tn->active_node);
 	fnv_tenant_hold(tn, false);

@@ -119,8 +119,9 @@ extern const struct fnv_ctl_params fnv_ctl_defaults;
 /* One request in FNV_SAMPLE_EVERY of each tenant is measured. */
 #define FNV_SAMPLE_EVERY	4
 /*
- * A tenant's requests outstanding (alone_q16) move by 1/256 a sample, 32
- * samples a period at most (fairnvme-ctl.c).
+ * A tenant's requests outstanding (alone_q16) are over its latencies and
+ * busy time, each older period's weighing 1/256 less a sample in a newer
+ * one, 32 samples a period at most (fairnvme-ctl.c).
  */
 #define FNV_ALONE_NR		32
 #define FNV_ALONE_SHIFT		8
@@ -159,12 +160,14 @@ struct fnv_tenant {
 	u8 cm_class;			/* ... its size probe's class, or 0 */
 	u8 cm_tclass;			/* ... its type probe's, or 0 */
 	/*
-	 * Were it alone: its requests outstanding (1/2^16, a mean over
-	 * periods by Little's law) and its mean latency (ns, cost.c); and
+	 * Were it alone: its requests outstanding (1/2^16, by Little's law
+	 * from the two sums after it) and its mean latency (ns, cost.c); and
 	 * how long the requests inserted this period waited before their
 	 * allocation (ns, under fnv_data.lock: fnv_rq_tag_wait())
 	 */
 	u64 alone_q16;
+	u64 alone_lat;			/* its sums: latencies, ns */
+	u64 alone_dt;			/* ... time busy, ns */
 	u64 alone_ns;
 	u64 tag_wait;
 	/*
