@@ -359,3 +359,67 @@ u32 fnv_depth_probe_solo(struct fnv_dprobe *pr)
 	pr->set = pr->from;
 	return pr->from;
 }
+
+/*
+ * The device's time for one request alone (dev_floor), once per control
+ * period: @floor the one in force (0: not known yet), @n1 requests of the
+ * period that were dispatched with nothing else in flight and @sum1 their
+ * device times (ns), @dev_mean the period's mean device time (sampled),
+ * @at_min whether the period ran at the least depth under the automatic
+ * target, @judge false for a period that says nothing of the depth (one
+ * tenant ran at max_inflight). Returns the floor to put in force.
+ *
+ * The lone requests' mean, over FNV_DEV1_MIN_NR of them at least, lowers
+ * the floor at once, by half at most a period. The floor rises only where
+ * even the least depth exceeds FNV_DEPTH_MULT times it, in a period at
+ * that depth that follows another at it (the first after a deeper depth
+ * completes what that depth sent), by an eighth of the gap to the floor
+ * that would make that depth's time the target: the device, or the mix of
+ * requests, got slower. A floor so raised comes back towards the lone
+ * requests' by 1/2^FNV_FLOOR_BACK_SHIFT of the gap in every other judged
+ * period (also at a fixed dev_target_us, where only the thresholds read
+ * it): at a deeper depth no request is alone, and nothing else would
+ * lower it. The caller does not judge a depth trial's periods either.
+ * fnvssd's 4 KiB writer beside a 128 KiB one (t29 c/wr, 6.1), at the
+ * least depth, saw each write wait for the 128 KiB ones ahead of it for
+ * cache room: the floor went from 1.9 to 13.8 ms, the target let the
+ * depth grow to 8 to 13, where no request was ever alone, and the floor
+ * stayed for the rest of the run: the 4 KiB writer got 0.34 of the die
+ * time (0.5 due; 0.50 in runs where the floor came back).
+ *
+ * The lone requests' own value follows their mean: down as the floor
+ * does, up by an eighth of the gap, never above the floor.
+ */
+u64 fnv_depth_floor(struct fnv_dfloor *f, u64 floor, u32 n1, u64 sum1,
+		    u64 dev_mean, bool at_min, bool judge)
+{
+	/* a floor measured again: nothing before it counts */
+	bool was_min = f->at_min && floor;
+
+	f->at_min = at_min && judge;
+	if (n1 >= FNV_DEV1_MIN_NR || (n1 && !floor)) {
+		u64 m1 = max(div_u64(sum1, n1), 1ULL);
+
+		if (!floor) {
+			floor = m1;
+			f->lone = m1;
+		} else {
+			if (m1 < floor)
+				floor = max(m1, floor / 2);
+			if (!f->lone || m1 < f->lone)
+				f->lone = max(m1, f->lone / 2);
+			else
+				f->lone += (m1 - f->lone) >> 3;
+		}
+	}
+	if (!floor)
+		return 0;
+	f->lone = min(f->lone, floor);
+	if (!judge)
+		return floor;
+	if (at_min && was_min && dev_mean > floor * FNV_DEPTH_MULT)
+		floor += (div_u64(dev_mean, FNV_DEPTH_MULT) - floor) >> 3;
+	else if (f->lone && floor > f->lone)
+		floor -= (floor - f->lone) >> FNV_FLOOR_BACK_SHIFT;
+	return floor;
+}

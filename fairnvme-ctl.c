@@ -226,12 +226,11 @@ static u64 fnv_depth_work(struct fnv_data *fd, u64 nr)
  * the device's own time for one request (dev_floor): a request then waits
  * at the device behind about FNV_DEPTH_MULT - 1 others that it cannot
  * overtake, whatever the device. dev_floor is learned from the sampled
- * requests dispatched while nothing else was in flight: a period's mean
- * of at least FNV_DEV1_MIN_NR of them lowers it, by half at most. It
- * rises only when even the least depth exceeds the target (the device, or
- * the mix of requests, got slower), by an eighth of the gap to the floor
- * that would make that depth's time the target. Until it is known the
- * depth is 1, so that it is measured first.
+ * requests dispatched while nothing else was in flight, and raised where
+ * even the least depth exceeds the target (fnv_depth_floor(), depth.c).
+ * Until it is known the depth is 1, so that it is measured first. Periods
+ * of an upward rate trial (@trial: in it or just after) and @solo ones
+ * only lower it.
  *
  * While the depth holds requests back it stays at FNV_DEPTH_MIN or above:
  * at a depth of 1 the device idles from each completion until the next
@@ -242,7 +241,7 @@ static u64 fnv_depth_work(struct fnv_data *fd, u64 nr)
  * queues once it has let go of the lock (the lock rule, fairnvme-iosched.c).
  */
 static bool fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, u64 nr,
-			    u64 dt, bool limited, bool solo)
+			    u64 dt, bool limited, bool solo, bool trial)
 {
 	u32 tgt = READ_ONCE(fd->dev_target_us);
 	u64 target = (u64)tgt * NSEC_PER_USEC;
@@ -252,23 +251,16 @@ static bool fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, u64 nr,
 	bool auto_ = tgt == FNV_DEV_TARGET_AUTO;
 	u32 want, r;
 	u64 acc = atomic64_xchg(&fd->acc_dev1, 0);
-	u32 n1 = acc >> FNV_DEV1_SHIFT;
-	u64 floor = READ_ONCE(fd->dev_floor);
+	u64 floor;
 
 	lockdep_assert_held(&fd->lock);
 
-	if (n1 >= FNV_DEV1_MIN_NR || (n1 && !floor)) {
-		u64 m1 = max(div_u64(acc & FNV_DEV1_MASK, n1), 1ULL);
-
-		/* lower at once, but by half at most per period */
-		if (!floor)
-			floor = m1;
-		else if (m1 < floor)
-			floor = max(m1, floor / 2);
-	}
+	floor = fnv_depth_floor(&fd->dfloor, READ_ONCE(fd->dev_floor),
+				acc >> FNV_DEV1_SHIFT, acc & FNV_DEV1_MASK,
+				dev_mean, auto_ && d <= dmin, !solo && !trial);
+	WRITE_ONCE(fd->dev_floor, floor);
 	/* a lone tenant ran at max_inflight: its device time says nothing */
 	if (solo) {
-		WRITE_ONCE(fd->dev_floor, floor);
 		d = fnv_depth_probe_solo(&fd->dprobe);
 		if (d) {
 			d = min(d, lim);
@@ -280,9 +272,6 @@ static bool fnv_adapt_depth(struct fnv_data *fd, u64 dev_mean, u64 nr,
 		}
 		return false;
 	}
-	if (auto_ && floor && d <= dmin && dev_mean > floor * FNV_DEPTH_MULT)
-		floor += (div_u64(dev_mean, FNV_DEPTH_MULT) - floor) >> 3;
-	WRITE_ONCE(fd->dev_floor, floor);
 	if (auto_)
 		target = floor * FNV_DEPTH_MULT;
 
@@ -985,7 +974,7 @@ void fnv_ctl_workfn(struct work_struct *work)
 	 */
 	if (!closed &&
 	    fnv_adapt_depth(fd, nr ? div64_u64(dev_sum, nr) : 0, nr, dt,
-			    limited, solo))
+			    limited, solo, trial))
 		kick = true;
 	if (fnv_probe_step(fd, closed, probe, need, tneed))
 		kick = true;

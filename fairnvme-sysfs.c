@@ -70,9 +70,16 @@ static int fnv_set_redepth(struct fnv_data *fd, u32 *p, u32 v)
 /* "auto", or device time in us (0: fixed depth) */
 static int fnv_set_dev_target(struct fnv_data *fd, u32 *p, u32 v)
 {
-	/* (back) to auto: measure the device again, from depth 1 */
-	if (v == FNV_DEV_TARGET_AUTO && READ_ONCE(fd->dev_target_us) != v)
+	/*
+	 * (back) to auto: measure the device again, from depth 1; under the
+	 * lock, or the control period (fnv_adapt_depth()) may write the old
+	 * floor back
+	 */
+	if (v == FNV_DEV_TARGET_AUTO && READ_ONCE(fd->dev_target_us) != v) {
+		spin_lock_irq(&fd->lock);
 		WRITE_ONCE(fd->dev_floor, 0);
+		spin_unlock_irq(&fd->lock);
+	}
 	WRITE_ONCE(fd->dev_target_us, v);
 	fnv_apply_depth(fd);
 	return 0;

@@ -47,9 +47,9 @@
 /* The depth, the controller and D2FQ (the tunables: <fairnvme/tunables.h>) */
 /*
  * dev_target_us: "auto" (FNV_DEPTH_MULT times the device time of a request
- * sent alone), or a number of us
+ * sent alone, <fairnvme/depth.h>), or a number of us
  */
-#define FNV_DEPTH_MULT		2
+
 /*
  * The least depth while requests wait: with one request at the device, the
  * device idles from each completion until the next dispatch.
@@ -59,8 +59,6 @@
 #define FNV_DEV1_SHIFT		44
 #define FNV_DEV1_ONE		BIT_ULL(FNV_DEV1_SHIFT)
 #define FNV_DEV1_MASK		(FNV_DEV1_ONE - 1)
-/* lone requests a period needs before its mean may lower the floor */
-#define FNV_DEV1_MIN_NR		4
 #define FNV_THRESH_MIN_US_DEF	600
 #define FNV_THRESH_MAX_US_DEF	3500
 /*
@@ -273,6 +271,7 @@ struct fnv_data {
 	u32 cycle_seen;			/* wrr_mode=off: budget cycle, and */
 	u64 cycle_start;		/* ... when it began (ns) */
 	u64 dev_floor;			/* ns: device time alone (auto depth) */
+	struct fnv_dfloor dfloor;	/* ... how it is learned */
 	struct fnv_dprobe dprobe;	/* the auto depth's rate trials */
 	bool dtrial_was;		/* ... one ran in the last period */
 	u32 svc_gen;			/* ... their window (fnv_depth_fair) */

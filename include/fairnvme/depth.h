@@ -98,6 +98,24 @@ struct fnv_dprobe {
 	u32 last_fair, nr_up, nr_kept;
 };
 
+/*
+ * The device's time for one request alone (dev_floor), which the depth's
+ * latency rule targets FNV_DEPTH_MULT times: fnv_depth_floor().
+ */
+#define FNV_DEPTH_MULT		2
+/* lone requests a period needs before their mean may lower the floor */
+#define FNV_DEV1_MIN_NR		4
+/* a raised floor comes back towards the lone requests' by 1/16 a period */
+#define FNV_FLOOR_BACK_SHIFT	4
+
+struct fnv_dfloor {
+	u64 lone;			/* ns: the lone requests' (0: none yet) */
+	bool at_min;			/* the last period ran at the least depth */
+};
+
+u64 fnv_depth_floor(struct fnv_dfloor *f, u64 floor, u32 n1, u64 sum1,
+		    u64 dev_mean, bool at_min, bool judge);
+
 u32 fnv_depth_probe(struct fnv_dprobe *pr, u32 d, u32 want,
 		    const struct fnv_dperiod *per, u32 lim, u32 dmin);
 u32 fnv_depth_probe_solo(struct fnv_dprobe *pr);

@@ -649,6 +649,167 @@ static void test_keep_calm(void)
 	       "one period not limited: the kept depth stays (kept %u, depth %u)", pr.keep, r.d);
 }
 
+/*
+ * fnv_depth_floor(): US(x) in ns. A lone request is @lone_ns, the device
+ * time at the least depth @dev_ns; @n1 lone requests a period.
+ */
+#define US(x)	((u64)(x) * 1000)
+
+static u64 floor_run(struct fnv_dfloor *f, u64 floor, int periods, u32 n1,
+		     u64 lone_ns, u64 dev_ns, bool at_min)
+{
+	int i;
+
+	for (i = 0; i < periods; i++)
+		floor = fnv_depth_floor(f, floor, n1, n1 * lone_ns, dev_ns,
+					at_min, true);
+	return floor;
+}
+
+static void test_floor_lone(void)
+{
+	struct fnv_dfloor f = { 0 };
+	u64 fl;
+
+	fl = fnv_depth_floor(&f, 0, 1, US(450), 0, false, true);
+	tap_ok(fl == US(450) && f.lone == US(450),
+	       "floor: the first lone request sets it (%llu ns)",
+	       (unsigned long long)fl);
+	fl = fnv_depth_floor(&f, fl, 3, 3 * US(100), 0, true, true);
+	fl = fnv_depth_floor(&f, fl, 4, 4 * US(100), 0, true, true);
+	tap_ok(fl == US(225),
+	       "floor: four lone requests lower it, by half at most a period (%llu)",
+	       (unsigned long long)fl);
+}
+
+/*
+ * A device that serves one request at a time, 450 us each: at depth 2 a
+ * request takes 900 to 990 us. The floor stays where the lone requests
+ * put it.
+ */
+static void test_floor_flat(void)
+{
+	struct fnv_dfloor f = { 0 };
+	u64 fl = US(450);
+	int i;
+
+	fnv_depth_floor(&f, 0, 1, US(450), 0, false, true);
+	for (i = 0; i < 600; i++)
+		fl = fnv_depth_floor(&f, fl, i % 3 ? 0 : 4, 4 * US(450 + i % 7),
+				     US(900 + (i * 37) % 91), true, true);
+	tap_ok(fl >= US(450) && fl <= US(495),
+	       "floor: one request at a time, 450 us: it stays at 450 to 495 us (%llu)",
+	       (unsigned long long)fl);
+}
+
+/*
+ * t29 c/wr on 6.1: lone 4 KiB writes at 1.9 ms, then at the least depth
+ * every write waits for cache room behind 128 KiB ones (30 ms); the floor
+ * rises, the depth grows, no request is alone and the device time stays
+ * under twice the floor. It comes back; at the least depth again, it
+ * settles where that depth's time is the target.
+ */
+static void test_floor_back(void)
+{
+	struct fnv_dfloor f = { 0 };
+	u64 fl, top;
+
+	fl = fnv_depth_floor(&f, 0, 4, 4 * US(1900), 0, false, true);
+	fl = floor_run(&f, fl, 10, 0, 0, US(30000), true);
+	top = fl;
+	fl = floor_run(&f, fl, 30, 0, 0, US(20000), false);
+	tap_ok(top >= US(10000) && fl <= US(1900) + (top - US(1900)) / 5 &&
+	       fl >= US(1900) + (top - US(1900)) / 10,
+	       "floor: raised at the least depth (%llu), back to a tenth to a fifth of the gap in 3 s at a deeper one (%llu)",
+	       (unsigned long long)top, (unsigned long long)fl);
+	fl = floor_run(&f, fl, 100, 0, 0, US(12000), true);
+	tap_ok(fl >= US(5400) && fl <= US(6000),
+	       "floor: at the least depth it settles where that depth's time (12 ms) is twice it (%llu)",
+	       (unsigned long long)fl);
+}
+
+/*
+ * The period after a deeper depth completes what that depth sent: its
+ * device time does not raise the floor; the next one like it does.
+ */
+static void test_floor_after_deep(void)
+{
+	struct fnv_dfloor f = { 0 };
+	u64 fl, one;
+
+	fl = fnv_depth_floor(&f, 0, 4, 4 * US(500), 0, false, true);
+	fl = floor_run(&f, fl, 5, 0, 0, US(800), false);
+	one = fnv_depth_floor(&f, fl, 0, 0, US(16000), true, true);
+	fl = fnv_depth_floor(&f, one, 0, 0, US(16000), true, true);
+	tap_ok(one == US(500) && fl == US(500) + (US(8000) - US(500)) / 8,
+	       "floor: not raised by the first period at the least depth (%llu), by the second (%llu)",
+	       (unsigned long long)one, (unsigned long long)fl);
+}
+
+/*
+ * A solo period between two at the least depth: the second is the first
+ * after it, and does not raise the floor.
+ */
+static void test_floor_solo_between(void)
+{
+	struct fnv_dfloor f = { 0 };
+	u64 fl;
+
+	fl = fnv_depth_floor(&f, 0, 4, 4 * US(500), 0, false, true);
+	fl = floor_run(&f, fl, 3, 0, 0, US(800), true);
+	fl = fnv_depth_floor(&f, fl, 0, 0, US(800), true, false);
+	fl = fnv_depth_floor(&f, fl, 0, 0, US(16000), true, true);
+	tap_ok(fl == US(500),
+	       "floor: the first period at the least depth after a solo one does not raise it (%llu)",
+	       (unsigned long long)fl);
+}
+
+/*
+ * The lone requests' value: up by an eighth of the gap, not past the
+ * floor; measured again from 0 (dev_target_us back to auto), what came
+ * before does not count.
+ */
+static void test_floor_lone_rises(void)
+{
+	struct fnv_dfloor f = { 0 };
+	u64 fl, lone;
+
+	fl = fnv_depth_floor(&f, 0, 4, 4 * US(400), 0, false, true);
+	fl = floor_run(&f, fl, 30, 0, 0, US(8000), true);
+	fl = fnv_depth_floor(&f, fl, 4, 4 * US(1200), 0, false, true);
+	lone = f.lone;
+	fl = floor_run(&f, fl, 200, 4, US(90000), 0, false);
+	tap_ok(lone == US(400) + (US(1200) - US(400)) / 8 && f.lone == fl,
+	       "floor: lone requests slower than it raise their own value by 1/8 of the gap (%llu), never past the floor (%llu, %llu)",
+	       (unsigned long long)lone, (unsigned long long)f.lone,
+	       (unsigned long long)fl);
+	fl = fnv_depth_floor(&f, 0, 1, US(300), US(16000), true, true);
+	tap_ok(fl == US(300) && f.lone == US(300),
+	       "floor: measured again from 0, it is the first lone request's (%llu)",
+	       (unsigned long long)fl);
+}
+
+/* a lone tenant at max_inflight: lone requests lower it, nothing else */
+static void test_floor_solo(void)
+{
+	struct fnv_dfloor f = { 0 };
+	u64 fl, was;
+	int i;
+
+	fl = fnv_depth_floor(&f, 0, 4, 4 * US(500), 0, false, true);
+	was = floor_run(&f, fl, 20, 0, 0, US(5000), true);
+	fl = was;
+	for (i = 0; i < 50; i++)
+		fl = fnv_depth_floor(&f, fl, 0, 0, US(90000), false, false);
+	tap_ok(fl == was && fl > US(2000),
+	       "floor: solo periods neither raise nor lower it (%llu)",
+	       (unsigned long long)fl);
+	fl = fnv_depth_floor(&f, fl, 4, 4 * US(400), US(90000), false, false);
+	tap_ok(fl < US(2000) && f.lone == US(400),
+	       "floor: ... but their lone requests do (%llu, lone %llu)",
+	       (unsigned long long)fl, (unsigned long long)f.lone);
+}
+
 int main(void)
 {
 	tap_plan(4 +		/* test_flat */
@@ -671,7 +832,14 @@ int main(void)
 		 1 +		/* test_back */
 		 1 +		/* test_late */
 		 1 +		/* test_keep_calm */
-		 1);		/* test_mark */
+		 1 +		/* test_mark */
+		 2 +		/* test_floor_lone */
+		 1 +		/* test_floor_flat */
+		 2 +		/* test_floor_back */
+		 1 +		/* test_floor_after_deep */
+		 2 +		/* test_floor_solo */
+		 1 +		/* test_floor_solo_between */
+		 2);		/* test_floor_lone_rises */
 	test_flat();
 	test_flat_noisy();
 	test_knee();
@@ -693,5 +861,12 @@ int main(void)
 	test_late();
 	test_keep_calm();
 	test_mark();
+	test_floor_lone();
+	test_floor_flat();
+	test_floor_back();
+	test_floor_after_deep();
+	test_floor_solo();
+	test_floor_solo_between();
+	test_floor_lone_rises();
 	return tap_done();
 }
