@@ -16,7 +16,10 @@
 # (counted in /sys/block/DEV/stat: R is the only reader, W the only
 # writer; io.stat would count W's bios, which writeback merges into far
 # fewer requests). With fnv.args=peers=1 (lib.sh's peer_scheds), none,
-# mq-deadline and bfq run the same in the same boot, printed.
+# mq-deadline and bfq run the same in the same boot, printed. With
+# fnv.args=t16_sec=1, each second of fairnvme's window prints R's and W's
+# requests, the depth, dev_floor and the rate trials' state (the window
+# then runs a little longer than RT).
 . /tests/lib.sh
 
 RT=${FNV_T16_RUNTIME:-15}
@@ -56,8 +59,20 @@ run_one() {
 	# shellcheck disable=SC2046
 	set -- $(reqs); r0=$1 w0=$2
 	if [ "$s" = fairnvme ]; then
+		if [ "${FNV_t16_sec:-0}" = 1 ]; then
+			_k=0
+			while [ $_k -lt "$RT" ]; do
+				sleep 1
+				_k=$((_k + 1))
+				# shellcheck disable=SC2046
+				set -- $(reqs)
+				diag "sec $_k: R $(($1 - ${_pr:-$r0})) W $(($2 - ${_pw:-$w0})) depth $(fnv_dbg "$dev" depth) floor $(fnv_dbg "$dev" dev_floor_us) $(fnv_dbg "$dev" depth_trials)"
+				_pr=$1 _pw=$2
+			done
+		else
 		for _i in 1 2 3 4 5; do sleep $((RT / 5)); diag "tags: nr_requests $(cat "/sys/block/$dev/queue/nr_requests") $(fnv_dbg "$dev" tag_depths); depth $(fnv_dbg "$dev" depth) inflight $(fnv_dbg "$dev" inflight) dev_floor $(fnv_dbg "$dev" dev_floor_us) $(fnv_dbg "$dev" cost_learned)"; done
 		sleep $((RT % 5))
+		fi
 	else
 		sleep "$RT"
 	fi
