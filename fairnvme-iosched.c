@@ -164,10 +164,12 @@
  * Where FUA writes reach the elevator (6.5 on), TABS gives reads and FUA
  * writes their fair bandwidth per device, FBW_x = BWmax_x * I_x / I_total:
  * IDLE counts issued requests per type; past tabs_threshold in a reset
- * period, with both types, SCHED holds FUA writes on fd->tabs_held (off
- * their tenants' queues: a held write costs its tenant nothing and its
- * reads go first) and lets them go at alpha per read dispatched, at once
- * when no read is outstanding, after tabs_max_wait_ms at most. Every epoch
+ * period, with both types, SCHED holds the FUA writes of tenants with reads
+ * of their own outstanding on fd->tabs_held (off their tenants' queues: a
+ * held write costs its tenant nothing and its reads go first) and lets
+ * them go at alpha per read dispatched, at once when their tenant has no
+ * read outstanding, after tabs_max_wait_ms at most; between tenants the
+ * weights share the device, a FUA write charged its device time. Every epoch
  * in which the types' BW / FBW differ by more than 5 % moves alpha by
  * their ratio; SCHED ends after tabs_sched_ms.
  * Requeues and urgent requests are never held. Completions reach TABS
@@ -644,15 +646,15 @@ static void fnv_tabs_hold(struct fnv_data *fd, struct request *rq)
 
 /*
  * A FUA write TABS holds (SCHED) goes to its tenant's queue at once if
- * TABS would let it go now (credit, no read outstanding) and none waits
- * before it. Through the delay queue, a write that had credit still left
- * its tenant's queue empty until the next dispatch, and a FUA-only
- * tenant went idle and came back behind gvt over and over: t21's writer
- * at 100 beside a reader at 300 got 0.212 to 0.226 of the IOPS in SCHED
- * phases that held nothing (alpha 1.17 where 0.29 went per read), 0.233
- * to 0.256 with TABS idle.
+ * TABS would let it go now (credit, no read of its tenant outstanding) and
+ * none waits before it. Through the delay queue, a write that had credit
+ * still left its tenant's queue empty until the next dispatch, and a
+ * FUA-only tenant (then held too) went idle and came back behind gvt over
+ * and over: t21's writer at 100 beside a reader at 300 got 0.212 to 0.226
+ * of the IOPS in SCHED phases that held nothing (alpha 1.17 where 0.29
+ * went per read), 0.233 to 0.256 with TABS idle.
  */
-static bool fnv_tabs_must_wait(struct fnv_data *fd)
+static bool fnv_tabs_must_wait(struct fnv_data *fd, struct fnv_tenant *tn)
 {
 	lockdep_assert_held(&fd->lock);
 	if (fnv_probe_fua(fd))
@@ -665,14 +667,15 @@ static bool fnv_tabs_must_wait(struct fnv_data *fd)
 	 * Held since now: never a forced release, so no clock. Spends the
 	 * credit it finds: the caller's last test before it enqueues.
 	 */
-	return !tabs_may_release(&fd->tabs, &fd->tabs_p, 0, 0);
+	return !tabs_may_release(&fd->tabs, &fd->tabs_p, 0, 0,
+				 fnv_tabs_own_reads(tn));
 }
 
 /*
  * Let held FUA writes go to their tenants' queues: as many as TABS allows
- * (tabs_may_release(): IDLE, no read outstanding, credit from reads, or
- * max_wait_ms reached), or all of them. When dispatch finds nothing to send
- * but held writes, blk-mq runs the queue again 3 ms later
+ * (tabs_may_release(): IDLE, no read of the write's tenant outstanding,
+ * credit from reads, or max_wait_ms reached), or all of them. When
+ * dispatch finds nothing to send but held writes, blk-mq runs the queue again 3 ms later
  * (BLK_MQ_BUDGET_DELAY): that is what lets max_wait_ms run out while the
  * device is idle, without a timer of ours.
  */
@@ -689,13 +692,14 @@ void fnv_tabs_release(struct fnv_data *fd, bool all)
 						      struct request,
 						      queuelist);
 
+		tn = fnv_rq_tenant(rq);
 		if (!all && !tabs_may_release(&fd->tabs, &fd->tabs_p, now,
-					      jiffies64_to_nsecs(rq->fifo_time)))
+					      jiffies64_to_nsecs(rq->fifo_time),
+					      fnv_tabs_own_reads(tn)))
 			break;
 		list_del_init(&rq->queuelist);
 		fnv_rq_set_flags(rq, fnv_rq_flags(rq) & ~FNV_RQ_HELD);
 		rq->fifo_time = fd->seq++;
-		tn = fnv_rq_tenant(rq);
 		fd->nr_held--;
 		tn->nr_held--;
 		/*
@@ -786,9 +790,9 @@ static void fnv_insert_request(struct fnv_data *fd, struct request *rq,
 
 	/*
 	 * TABS counts what the host issues (a requeue was counted once and
-	 * let go, fnv_requeue_request()), and holds FUA writes of tenants in
-	 * its SCHED phase; not a requeue nor an urgent one (a journal commit
-	 * is FUA and REQ_META).
+	 * let go, fnv_requeue_request()), and holds FUA writes of tenants
+	 * with reads of their own outstanding in its SCHED phase; not a
+	 * requeue nor an urgent one (a journal commit is FUA and REQ_META).
 	 */
 	type = fd->tabs_on ? fnv_tabs_type(rq) : -1;
 	if (type >= 0 && !(fnv_rq_flags(rq) & FNV_RQ_TABS)) {
@@ -796,7 +800,8 @@ static void fnv_insert_request(struct fnv_data *fd, struct request *rq,
 		fnv_tabs_out(tn, type, 1);
 		fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_TABS);
 		if (tn && !at_head && !(rq->cmd_flags & FNV_URGENT_FLAGS) &&
-		    tabs_holds(&fd->tabs, type) && fnv_tabs_must_wait(fd)) {
+		    tabs_holds(&fd->tabs, type, fnv_tabs_own_reads(tn)) &&
+		    fnv_tabs_must_wait(fd, tn)) {
 			fnv_tabs_hold(fd, rq);
 			return;
 		}

@@ -704,6 +704,15 @@ static inline void fnv_tabs_out(struct fnv_tenant *tn, int type, int d)
 		atomic_add(d, &tn->tabs_out[type]);
 }
 
+/*
+ * @tn's reads outstanding, for tabs_holds() and tabs_may_release(): TABS
+ * holds a tenant's FUA writes only while it has reads of its own.
+ */
+static inline u64 fnv_tabs_own_reads(struct fnv_tenant *tn)
+{
+	return tn ? max(atomic_read(&tn->tabs_out[TABS_READ]), 0) : 0;
+}
+
 /* cm_done: sectors below, commands above (2^28 in a period at most) */
 #define FNV_CM_DONE_SHIFT	36
 #define FNV_CM_DONE_SECT	((1ULL << FNV_CM_DONE_SHIFT) - 1)

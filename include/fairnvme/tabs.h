@@ -33,7 +33,7 @@ enum tabs_phase {
 /* Why tabs_may_release() let a FUA write go (counted in nr_released). */
 enum tabs_release {
 	TABS_REL_IDLE,		/* IDLE phase: the delay queue drains */
-	TABS_REL_LONE,		/* no read outstanding */
+	TABS_REL_LONE,		/* no read of its tenant outstanding */
 	TABS_REL_CREDIT,	/* credit of dispatched reads */
 	TABS_REL_FORCED,	/* held max_wait_ms */
 	TABS_NR_REL,
@@ -133,6 +133,7 @@ struct tabs {
 	u64 bytes_epoch[TABS_NR_FAIR];	/* completed in the epoch */
 	u64 disp_epoch[TABS_NR_FAIR];	/* dispatched in the epoch */
 	u64 credit_epoch;	/* FUA writes let go by credit in the epoch */
+	u64 held_epoch;		/* FUA writes tabs_holds() took in it */
 	/* inserted and not finished; dispatched and not completed */
 	u64 nr_outstanding[TABS_NR_TYPES];	/* (debugfs) */
 	u64 nr_inflight[TABS_NR_TYPES];		/* (debugfs) */
@@ -170,7 +171,7 @@ struct tabs {
 	u64 nr_epochs;			/* epochs ended */
 	u64 nr_dispatched[TABS_NR_TYPES];
 	u64 bytes_dispatched[TABS_NR_TYPES];
-	/* FUA writes inserted in SCHED: held, if tabs_holds() was asked */
+	/* FUA writes tabs_holds() took: held, unless let go at once */
 	u64 nr_held;
 	u64 nr_released[TABS_NR_REL];	/* by reason: [TABS_REL_FORCED]... */
 };
@@ -192,22 +193,27 @@ void tabs_restart(struct tabs *t, u64 now);
 /* A request of @type reached the scheduler (issued by the host). */
 void tabs_inserted(struct tabs *t, int type);
 /*
- * Should a request of @type, just inserted, go to the caller's FIFO delay
- * queue? True for FUA writes in SCHED, never for reads or other writes.
+ * Should a request of @type, just inserted by a tenant with @own_reads
+ * reads outstanding (its share of what tabs_inserted() counts), go to the
+ * caller's FIFO delay queue? True for FUA writes in SCHED of a tenant with
+ * reads of its own outstanding; never for reads or other writes. TABS
+ * protects a tenant's reads from its own FUA writes; between tenants the
+ * weights share the device, a FUA write charged its device time.
  */
-bool tabs_holds(const struct tabs *t, int type);
+bool tabs_holds(struct tabs *t, int type, u64 own_reads);
 /*
  * May the FUA write at the head of the delay queue, held since
- * @held_since, go now? The caller asks for each head in turn until it says
- * false. True (consuming a write of credit if it used credit) in IDLE, when
- * no read is outstanding, with a write of credit, or once it waited
- * max_wait_ms. The caller must also ask when max_wait_ms of its head runs
- * out (a timer, or the control period) and after a tick ends SCHED.
- * Compares @now with @held_since only: they need a clock of their own,
- * not tabs_tick()'s.
+ * @held_since, its tenant having @own_reads reads outstanding, go now?
+ * The caller asks for each head in turn until it says false. True
+ * (consuming a write of credit if it used credit) in IDLE, when its
+ * tenant has no read outstanding, with a write of credit, or once it
+ * waited max_wait_ms. The caller must also ask when max_wait_ms of its
+ * head runs out (a timer, or the control period) and after a tick ends
+ * SCHED. Compares @now with @held_since only: they need a clock of their
+ * own, not tabs_tick()'s.
  */
 bool tabs_may_release(struct tabs *t, const struct tabs_params *p, u64 now,
-		      u64 held_since);
+		      u64 held_since, u64 own_reads);
 /* Sent to the device; a read adds alpha FUA writes of credit (in SCHED). */
 void tabs_dispatched(struct tabs *t, int type, u32 bytes);
 /* Completed by the device. */

@@ -13,8 +13,9 @@
 # the defaults (issue 35: the cost model charges a FUA write as a type of
 # its own; on this device it costs what a read costs), first before TABS
 # knows the types' BWmax (it holds nothing), then after each type ran
-# alone (TABS schedules, its type shares weighed by the tenants'
-# weights). check-extended adds the pair with cost_model=bytes and tabs
+# alone (TABS schedules: in SCHED it holds only the FUA writes of a
+# tenant with reads of its own, so none of W's, and its phases must not
+# move the weights' shares). check-extended adds the pair with cost_model=bytes and tabs
 # off (every 4 KiB request costs the same: shares of IOPS).
 #
 # On 6.1 blk_insert_flush() sends a FUA write past every elevator to the
@@ -93,6 +94,7 @@ if [ $fua_sched = 1 ]; then
 	# first, as in t24. Before the weights weighed TABS' I_x, a FUA-only
 	# W at 300 beside a reader at 100 got 0.098 to 0.561; and with BWmax
 	# unknown TABS held W on the paper's starting alpha for good: 0.256.
+	# TABS now holds none of W's writes (W has no reads of its own).
 	cg_set_weight w 100
 	cg_set_weight r 100
 	tenants_run "$dev" 4 "" w

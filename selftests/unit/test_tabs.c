@@ -27,7 +27,7 @@ static int release_all(struct tabs *t, const struct tabs_params *p, u64 now,
 {
 	int n = 0;
 
-	while (n < 1000000 && tabs_may_release(t, p, now, held))
+	while (n < 1000000 && tabs_may_release(t, p, now, held, 1))
 		n++;
 	return n;
 }
@@ -77,7 +77,7 @@ static void test_phases(void)
 	params_set(&p);
 	tabs_init(&t, 0);
 	tap_ok(t.phase == TABS_IDLE && t.alpha == TABS_ALPHA_ONE &&
-	       !tabs_holds(&t, TABS_FUA),
+	       !tabs_holds(&t, TABS_FUA, 1),
 	       "init: IDLE, alpha 1 (1024), FUA writes not held");
 	insert(&t, TABS_READ, 30);
 	insert(&t, TABS_FUA, 30);
@@ -117,8 +117,8 @@ static void test_phases(void)
 	       (unsigned long long)t.fbw[TABS_FUA]);
 	tap_ok(t.alpha == 3 * TABS_ALPHA_ONE,
 	       "alpha = N_read / N_fua = 3 (3072), got %u", t.alpha);
-	tap_ok(tabs_holds(&t, TABS_FUA) && !tabs_holds(&t, TABS_READ) &&
-	       !tabs_holds(&t, TABS_WRITE),
+	tap_ok(tabs_holds(&t, TABS_FUA, 1) && !tabs_holds(&t, TABS_READ, 1) &&
+	       !tabs_holds(&t, TABS_WRITE, 1),
 	       "SCHED holds FUA writes, never reads or other writes");
 
 	/* the mix goes on: SCHED lasts sched_ms = 10 s from 100 ms */
@@ -137,7 +137,7 @@ static void test_phases(void)
 	tap_ok(t.phase == TABS_IDLE && (ev & TABS_EV_PHASE) &&
 	       t.nr_epochs == 10,
 	       "SCHED ends after sched_ms (10 s, 10 epochs): IDLE, event PHASE");
-	tap_ok(!tabs_holds(&t, TABS_FUA) && t.nr_issued[TABS_READ] == 0,
+	tap_ok(!tabs_holds(&t, TABS_FUA, 1) && t.nr_issued[TABS_READ] == 0,
 	       "back in IDLE: FUA not held, counts reset");
 
 	/* the mix goes: an epoch with no FUA write issued ends SCHED */
@@ -240,7 +240,7 @@ static void test_no_deadlock(void)
 	params_set(&p);
 	p.max_wait_ms = 100;	/* the timings below */
 	sched_with(&t, &p, 100, 200);
-	tap_ok(!tabs_may_release(&t, &p, 100 * MS, 100 * MS),
+	tap_ok(!tabs_may_release(&t, &p, 100 * MS, 100 * MS, 1),
 	       "SCHED, reads outstanding, no credit, just held: refused");
 	for (i = 0; i < 100; i++)
 		tabs_finished(&t, TABS_READ);
@@ -252,24 +252,24 @@ static void test_no_deadlock(void)
 	       "... counted as lone releases");
 
 	sched_with(&t, &p, 100, 200);
-	tap_ok(!tabs_may_release(&t, &p, 200 * MS - 1, 100 * MS),
+	tap_ok(!tabs_may_release(&t, &p, 200 * MS - 1, 100 * MS, 1),
 	       "held 99.999999 ms < max_wait 100 ms: refused");
-	tap_ok(tabs_may_release(&t, &p, 200 * MS, 100 * MS) &&
+	tap_ok(tabs_may_release(&t, &p, 200 * MS, 100 * MS, 1) &&
 	       t.nr_released[TABS_REL_FORCED] == 1 && t.credit == 0,
 	       "held max_wait_ms = 100 ms with no credit: released, 1 forced");
-	tap_ok(tabs_may_release(&t, &p, 200 * MS, 0) &&
-	       tabs_may_release(&t, &p, 200 * MS, 50 * MS) &&
-	       !tabs_may_release(&t, &p, 200 * MS, 150 * MS) &&
+	tap_ok(tabs_may_release(&t, &p, 200 * MS, 0, 1) &&
+	       tabs_may_release(&t, &p, 200 * MS, 50 * MS, 1) &&
+	       !tabs_may_release(&t, &p, 200 * MS, 150 * MS, 1) &&
 	       t.nr_released[TABS_REL_FORCED] == 3,
 	       "FIFO: heads held 200 and 150 ms go, the one held 50 ms waits");
 	tabs_dispatched(&t, TABS_READ, KIB16);
 	tabs_dispatched(&t, TABS_READ, KIB16);
-	tap_ok(tabs_may_release(&t, &p, 300 * MS, 0) &&
+	tap_ok(tabs_may_release(&t, &p, 300 * MS, 0, 1) &&
 	       t.nr_released[TABS_REL_FORCED] == 3 &&
 	       t.nr_released[TABS_REL_CREDIT] == 1,
 	       "credit is used before the max wait: not counted as forced");
 	p.max_wait_ms = 5;
-	tap_ok(tabs_may_release(&t, &p, 300 * MS, 295 * MS),
+	tap_ok(tabs_may_release(&t, &p, 300 * MS, 295 * MS, 1),
 	       "max_wait_ms 5: released after 5 ms");
 
 	tabs_init(&t, 0);
@@ -279,7 +279,7 @@ static void test_no_deadlock(void)
 	params_set(&p);
 	sched_with(&t, &p, 100, 200);
 	tabs_tick(&t, &p, 10100 * MS);
-	tap_ok(t.phase == TABS_IDLE && !tabs_holds(&t, TABS_FUA) &&
+	tap_ok(t.phase == TABS_IDLE && !tabs_holds(&t, TABS_FUA, 1) &&
 	       release_all(&t, &p, 10100 * MS, 10100 * MS) == 1000000,
 	       "end of SCHED: the delay queue drains");
 }
@@ -304,7 +304,14 @@ struct sim {
 	u64 done_at;			/* the device's head completes */
 	u64 held[SIM_RING];		/* the delay queue: held since */
 	int held_head, held_n;
+	bool fua_alone;		/* the writer a tenant of its own */
 };
+
+/* The FUA writer's tenant's reads outstanding: none if it is alone. */
+static u64 sim_own_reads(const struct sim *s)
+{
+	return s->fua_alone ? 0 : s->t.nr_outstanding[TABS_READ];
+}
 
 static void sim_dispatch(struct sim *s, int type)
 {
@@ -317,7 +324,8 @@ static void sim_dispatch(struct sim *s, int type)
 static void sim_release(struct sim *s)
 {
 	while (s->held_n &&
-	       tabs_may_release(&s->t, &s->p, s->now, s->held[s->held_head])) {
+	       tabs_may_release(&s->t, &s->p, s->now, s->held[s->held_head],
+				sim_own_reads(s))) {
 		s->held_head = (s->held_head + 1) % SIM_RING;
 		s->held_n--;
 		sim_dispatch(s, TABS_FUA);
@@ -327,7 +335,7 @@ static void sim_release(struct sim *s)
 static void sim_issue(struct sim *s, int type)
 {
 	tabs_inserted(&s->t, type);
-	if (tabs_holds(&s->t, type))
+	if (tabs_holds(&s->t, type, sim_own_reads(s)))
 		s->held[(s->held_head + s->held_n++) % SIM_RING] = s->now;
 	else
 		sim_dispatch(s, type);
@@ -459,13 +467,15 @@ static void test_feedback_sim(void)
 
 /*
  * An epoch of SCHED ending at @end_ms: a read and a FUA write inserted
- * (both types issued: the phase goes on), @rd and @fua bytes completed
+ * (both types issued: the phase goes on), the write TABS' to hold (its
+ * tenant has reads outstanding), @rd and @fua bytes completed
  */
 static unsigned int epoch(struct tabs *t, const struct tabs_params *p,
 			  u64 rd, u64 fua, u64 end_ms)
 {
 	insert(t, TABS_READ, 1);
 	insert(t, TABS_FUA, 1);
+	tabs_holds(t, TABS_FUA, 1);
 	tabs_completed(t, TABS_READ, rd);
 	tabs_completed(t, TABS_FUA, fua);
 	return tabs_tick(t, p, end_ms * MS);
@@ -540,7 +550,7 @@ static void test_equations(void)
 	 */
 	for (i = 0; i < 100; i++) {
 		tabs_dispatched(&t, TABS_READ, 0);
-		if (i % 5 < 3 && tabs_may_release(&t, &p, 8000 * MS, 8000 * MS))
+		if (i % 5 < 3 && tabs_may_release(&t, &p, 8000 * MS, 8000 * MS, 1))
 			tabs_dispatched(&t, TABS_FUA, 0);
 	}
 	ev = epoch(&t, &p, 1140000000, 120000000, 8100);
@@ -551,7 +561,7 @@ static void test_equations(void)
 	for (i = 0; i < 1000; i++) {
 		tabs_dispatched(&t, TABS_READ, 0);
 		if (i % 125 == 0 &&
-		    tabs_may_release(&t, &p, 9000 * MS, 9000 * MS))
+		    tabs_may_release(&t, &p, 9000 * MS, 9000 * MS, 1))
 			tabs_dispatched(&t, TABS_FUA, 0);
 	}
 	ev = epoch(&t, &p, 1140000000, 120000000, 9100);
@@ -777,6 +787,7 @@ static void test_edges(void)
 	sched_with(&t, &p, 300, 100);
 	insert(&t, TABS_READ, 1);
 	insert(&t, TABS_FUA, 1);
+	tabs_holds(&t, TABS_FUA, 1);
 	tabs_completed(&t, TABS_READ, 1200000000);
 	ev = tabs_tick(&t, &p, 1100 * MS);
 	tap_ok(t.bw[TABS_FUA] == 0 && t.alpha == 3072 * 16 &&
@@ -786,6 +797,7 @@ static void test_edges(void)
 	sched_with(&t, &p, 300, 100);
 	insert(&t, TABS_READ, 1);
 	insert(&t, TABS_FUA, 1);
+	tabs_holds(&t, TABS_FUA, 1);
 	tabs_completed(&t, TABS_READ, 12000000);	/* 1 % of FBW */
 	tabs_completed(&t, TABS_FUA, 100000000);
 	tabs_tick(&t, &p, 1100 * MS);
@@ -830,7 +842,7 @@ static void test_edges(void)
 	 */
 	tabs_params_init(&p);
 	ev = sched_with(&t, &p, 300, 100);
-	tap_ok(t.phase == TABS_IDLE && ev == 0 && !tabs_holds(&t, TABS_FUA),
+	tap_ok(t.phase == TABS_IDLE && ev == 0 && !tabs_holds(&t, TABS_FUA, 1),
 	       "BWmax auto, not measured: IDLE past the threshold, nothing held");
 	p.bwmax[TABS_READ] = 1600000000;
 	ev = sched_with(&t, &p, 300, 100);
@@ -843,7 +855,7 @@ static void test_edges(void)
 	p.bwmax[TABS_FUA] = 0;
 	ev = tabs_tick(&t, &p, 200 * MS);
 	tap_ok(t.phase == TABS_IDLE && ev == TABS_EV_PHASE &&
-	       tabs_may_release(&t, &p, 200 * MS, 200 * MS),
+	       tabs_may_release(&t, &p, 200 * MS, 200 * MS, 1),
 	       "FUA BWmax back to auto, never measured: IDLE at the next tick, held writes go");
 
 	/* counts never wrap, bad types are ignored */
@@ -857,7 +869,7 @@ static void test_edges(void)
 	tabs_finished(&t, TABS_NR_TYPES);
 	tap_ok(!t.nr_outstanding[TABS_READ] && !t.nr_inflight[TABS_FUA] &&
 	       !t.nr_issued[0] && !t.nr_issued[1] && !t.nr_issued[2] &&
-	       !tabs_holds(&t, -1),
+	       !tabs_holds(&t, -1, 1),
 	       "finished/completed without insert/dispatch, bad types: no wrap, ignored");
 
 	/* the clock goes back */
@@ -865,7 +877,7 @@ static void test_edges(void)
 	sched_with(&t, &p, 300, 100);
 	ev = tabs_tick(&t, &p, 50 * MS);
 	tap_ok(t.phase == TABS_SCHED && ev == 0 &&
-	       !tabs_may_release(&t, &p, 50 * MS, 100 * MS),
+	       !tabs_may_release(&t, &p, 50 * MS, 100 * MS, 1),
 	       "a tick and a release check in the past: nothing happens");
 
 	/* huge completions in a short epoch: bandwidth clamped */
@@ -908,6 +920,7 @@ static void test_alpha_carry(void)
 	tabs_dispatched(&t, TABS_FUA, 0);
 	insert(&t, TABS_READ, 1);
 	insert(&t, TABS_FUA, 1);
+	tabs_holds(&t, TABS_FUA, 1);
 	tabs_completed(&t, TABS_READ, 200000000);
 	tabs_completed(&t, TABS_FUA, 200000000);
 	tabs_tick(&t, &p, 1100 * MS);
@@ -925,6 +938,77 @@ static void test_alpha_carry(void)
 	tap_ok(t.phase == TABS_SCHED && t.alpha == 3 * TABS_ALPHA_ONE / 4,
 	       "next SCHED, I 100/300: alpha 1/4 * 3 (768), not 1/3 (paper), got %u",
 	       t.alpha);
+}
+
+/*
+ * TABS holds a tenant's FUA writes only while that tenant has reads of its
+ * own outstanding: between tenants the weights share the device.
+ */
+static void test_own_reads(void)
+{
+	static struct sim s;
+	struct tabs_params p;
+	unsigned int ev;
+	struct tabs t;
+	u32 a0;
+
+	params_set(&p);
+	sched_with(&t, &p, 100, 200);
+	tap_ok(!tabs_holds(&t, TABS_FUA, 0) && t.nr_held == 0 &&
+	       t.held_epoch == 0,
+	       "SCHED, 100 reads outstanding, none the writer's: not held, not counted");
+	tap_ok(tabs_holds(&t, TABS_FUA, 3) && t.nr_held == 1 &&
+	       t.held_epoch == 1,
+	       "... its tenant with 3 reads outstanding: held, counted");
+	tap_ok(tabs_may_release(&t, &p, 100 * MS, 100 * MS, 0) &&
+	       t.nr_released[TABS_REL_LONE] == 1 && t.credit == 0,
+	       "held, no credit, its tenant's reads done (100 others outstanding): released as lone");
+
+	/* an epoch with reads at 1/4 of their FBW: moves alpha only if held */
+	sched_with(&t, &p, 100, 100);
+	insert(&t, TABS_READ, 1);
+	insert(&t, TABS_FUA, 1);
+	tabs_completed(&t, TABS_READ, 200000000);
+	tabs_completed(&t, TABS_FUA, 200000000);
+	ev = tabs_tick(&t, &p, 1100 * MS);
+	tap_ok(ev == 0 && t.nr_epochs == 1 &&
+	       t.fairness == 250 && t.alpha == TABS_ALPHA_ONE &&
+	       t.phase == TABS_SCHED,
+	       "epoch, F 0.25, no FUA write held: alpha stays 1 (%u), F kept (%u)",
+	       t.alpha, t.fairness);
+	insert(&t, TABS_READ, 1);
+	insert(&t, TABS_FUA, 1);
+	tabs_holds(&t, TABS_FUA, 1);
+	tabs_completed(&t, TABS_READ, 200000000);
+	tabs_completed(&t, TABS_FUA, 200000000);
+	tabs_tick(&t, &p, 2100 * MS);
+	tap_ok(t.alpha == TABS_ALPHA_ONE / 4,
+	       "next epoch, F 0.25, a FUA write held: alpha 1/4 (256), got %u",
+	       t.alpha);
+	/* held_epoch is the epoch's: it starts over with each */
+	tabs_holds(&t, TABS_FUA, 1);
+	tabs_restart(&t, 2200 * MS);
+	tap_ok(t.held_epoch == 0 && t.credit_epoch == 0,
+	       "restart: the epoch's held count starts over");
+	t.phase = TABS_SCHED;
+	tabs_holds(&t, TABS_FUA, 1);
+	insert(&t, TABS_READ, 1);
+	insert(&t, TABS_FUA, 1);
+	tabs_tick(&t, &p, 3300 * MS);
+	tap_ok(t.nr_epochs == 3 && t.held_epoch == 0,
+	       "an epoch's end: its held count starts over (%llu)",
+	       (unsigned long long)t.held_epoch);
+
+	/* the sim's FUA hog, the writer a tenant of its own */
+	sim_init(&s, 32, 32);
+	s.fua_alone = true;
+	sim_run(&s, 100 * MS);
+	a0 = s.t.alpha;
+	sim_epochs(&s, 1, 5, "FUA tenant");
+	tap_ok(s.t.phase == TABS_SCHED && s.t.nr_held == 0 &&
+	       s.t.alpha == a0 && s.t.fairness >= 225 && s.t.fairness <= 275,
+	       "a FUA-only tenant beside a reader, 5 epochs: nothing held, alpha at its start (%u), F as FIFO gives (%u)",
+	       s.t.alpha, s.t.fairness);
 }
 
 /* tabs_demand() of @read:@fua, then tabs_tick() at @now */
@@ -1025,6 +1109,7 @@ static void test_regoal(void)
 	for (now = 200 * MS, i = 0; now <= 1100 * MS; now += 100 * MS, i++) {
 		insert(&t, TABS_READ, 1);
 		insert(&t, TABS_FUA, 1);
+		tabs_holds(&t, TABS_FUA, 1);
 		if (now == 1100 * MS) {
 			tabs_completed(&t, TABS_READ, 1066666666);
 			tabs_completed(&t, TABS_FUA, 133333333);
@@ -1073,6 +1158,7 @@ int main(void)
 		 13 +		/* test_feedback_sim */
 		 16 +		/* test_equations */
 		 4 +		/* test_alpha_carry */
+		 8 +		/* test_own_reads */
 		 5 +		/* test_demand */
 		 6 +		/* test_regoal */
 		 19 +		/* test_bwmax_auto */
@@ -1085,6 +1171,7 @@ int main(void)
 	test_feedback_sim();
 	test_equations();
 	test_alpha_carry();
+	test_own_reads();
 	test_demand();
 	test_regoal();
 	test_bwmax_auto();
