@@ -31,6 +31,15 @@
  *   memory_backed     0 or 1; 0: reads return zeros, writes are discarded;
  *                     1: the data is kept, in pages allocated on first
  *                     write and freed at power off (fio verify works)
+ *   requeue_every     every Nth read or write (not FUA, not a flush) of at
+ *                     least requeue_min_kb is given back instead of
+ *                     completed, once, as the nvme driver gives back a
+ *                     request on a retryable error or a controller reset
+ *                     (blk_mq_requeue_request()); 0; 0..1000000 (0: never)
+ *                     Every request has RQF_DONTPREP set, as nvme sets it,
+ *                     so blk-mq retries one given back from the hardware
+ *                     queue's dispatch list, not through the elevator.
+ *   requeue_min_kb    the least size requeue_every counts, KiB; 0; 0..128
  *   power             0 or 1; 1 makes the disk, 0 removes it: requests
  *                     in flight complete first, new ones fail
  *   index             read only: the N of /dev/fnvssdN, fixed at mkdir
@@ -158,6 +167,8 @@ struct fnv_cfg {
 	unsigned int t_xfer_us;
 	unsigned int cache_kb;
 	unsigned int memory_backed;
+	unsigned int requeue_every;
+	unsigned int requeue_min_kb;
 };
 
 enum fnv_kind { FNV_READ, FNV_WRITE, FNV_FLUSH };
@@ -181,6 +192,8 @@ struct fnv_cmd {
 	enum fnv_kind kind;
 	bool fua;
 	bool preflush;
+	bool requeue;			/* given back at its end, not ended */
+	bool retried;			/* given back once: ended next time */
 	unsigned int pending;		/* operations not done */
 	ktime_t done_at;		/* the latest end of its operations */
 	ktime_t end_at;			/* its completion, in model time */
@@ -223,6 +236,7 @@ struct fnv_stats {
 	 */
 	u64 completed;
 	u64 late_ns;
+	u64 requeued;			/* given back (requeue_every) */
 };
 
 /* A powered-on device */
@@ -244,6 +258,9 @@ struct fnv_dev {
 	u64 t_prog;
 	u64 t_xfer;
 	u64 cache_bytes;
+	unsigned int requeue_every;
+	u32 requeue_min_bytes;
+	unsigned int requeue_seen;	/* of the requests it counts */
 	struct list_head *sqs;		/* one submission queue per hctx */
 	unsigned int rr;		/* the next one of the round robin */
 	unsigned int nr_active;		/* commands in the model */
@@ -343,6 +360,14 @@ static void fnv_cmd_done(struct fnv_cmd *cmd)
 	if (late > 0)
 		dev->st.late_ns += late;
 	dev->nr_active--;
+	if (dev->requeue_every && cmd->kind != FNV_FLUSH && !cmd->fua &&
+	    !cmd->preflush && !cmd->retried &&
+	    cmd->len >= dev->requeue_min_bytes &&
+	    ++dev->requeue_seen >= dev->requeue_every) {
+		dev->requeue_seen = 0;
+		cmd->requeue = true;
+		dev->st.requeued++;
+	}
 	list_add_tail(&cmd->node, &dev->done);
 }
 
@@ -574,6 +599,13 @@ static void fnv_unlock(struct fnv_dev *dev, unsigned long flags)
 	spin_unlock_irqrestore(&dev->lock, flags);
 	while ((cmd = list_first_entry_or_null(&done, struct fnv_cmd, node))) {
 		list_del_init(&cmd->node);
+		if (cmd->requeue) {
+			/* as nvme_retry_req(): retried from hctx->dispatch */
+			cmd->requeue = false;
+			cmd->retried = true;
+			blk_mq_requeue_request(blk_mq_rq_from_pdu(cmd), true);
+			continue;
+		}
 		blk_mq_end_request(blk_mq_rq_from_pdu(cmd), BLK_STS_OK);
 	}
 }
@@ -737,6 +769,15 @@ static blk_status_t fnv_queue_rq(struct blk_mq_hw_ctx *hctx,
 			return sts;
 	}
 
+	/*
+	 * As nvme_prep_rq(): prepared once, so that a request given back is
+	 * retried from the dispatch list, around the elevator
+	 */
+	if (!(rq->rq_flags & RQF_DONTPREP)) {
+		cmd->requeue = false;
+		cmd->retried = false;
+		rq->rq_flags |= RQF_DONTPREP;
+	}
 	blk_mq_start_request(rq);
 	spin_lock_irqsave(&dev->lock, flags);
 	if (dev->stopped) {
@@ -808,8 +849,9 @@ static int fnv_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "read_interference=%llu\nread_interference_us=%llu\n",
 		   st->read_interference,
 		   div_u64(st->read_interference_ns, NSEC_PER_USEC));
-	seq_printf(m, "completed=%llu\nlate_us=%llu\n", st->completed,
-		   div_u64(st->late_ns, NSEC_PER_USEC));
+	seq_printf(m, "completed=%llu\nlate_us=%llu\nrequeued=%llu\n",
+		   st->completed, div_u64(st->late_ns, NSEC_PER_USEC),
+		   st->requeued);
 	seq_printf(m, "active=%u\n", dev->nr_active);
 	for (i = 0; i < dev->nr_dies; i++)
 		seq_printf(m, "die%u_read_us=%llu\ndie%u_prog_us=%llu\n",
@@ -904,6 +946,8 @@ static struct fnv_dev *fnv_dev_alloc(struct fnv_cfg *cfg)
 	dev->t_prog = (u64)cfg->t_prog_us * NSEC_PER_USEC;
 	dev->t_xfer = (u64)cfg->t_xfer_us * NSEC_PER_USEC;
 	dev->cache_bytes = (u64)cfg->cache_kb << 10;
+	dev->requeue_every = cfg->requeue_every;
+	dev->requeue_min_bytes = cfg->requeue_min_kb << 10;
 	for (i = 0; i < dev->nr_sq; i++)
 		INIT_LIST_HEAD(&dev->sqs[i]);
 	INIT_LIST_HEAD(&dev->cache_wait);
@@ -1085,6 +1129,8 @@ FNV_CFG_ATTR(t_prog_us, 1, 1000000, false);
 FNV_CFG_ATTR(t_xfer_us, 1, 1000000, false);
 FNV_CFG_ATTR(cache_kb, 0, 1048576, false);
 FNV_CFG_ATTR(memory_backed, 0, 1, false);
+FNV_CFG_ATTR(requeue_every, 0, 1000000, false);
+FNV_CFG_ATTR(requeue_min_kb, 0, 128, false);
 
 static ssize_t fnv_cfg_power_show(struct config_item *item, char *page)
 {
@@ -1129,6 +1175,8 @@ static struct configfs_attribute *fnv_cfg_attrs[] = {
 	&fnv_cfg_attr_t_xfer_us,
 	&fnv_cfg_attr_cache_kb,
 	&fnv_cfg_attr_memory_backed,
+	&fnv_cfg_attr_requeue_every,
+	&fnv_cfg_attr_requeue_min_kb,
 	&fnv_cfg_attr_power,
 	&fnv_cfg_attr_index,
 	NULL,
