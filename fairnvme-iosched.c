@@ -789,8 +789,8 @@ static void fnv_insert_request(struct fnv_data *fd, struct request *rq,
 		tn->tag_wait += fnv_rq_tag_wait(rq);
 
 	/*
-	 * TABS counts what the host issues (a requeue was counted once and
-	 * let go, fnv_requeue_request()), and holds FUA writes of tenants
+	 * TABS counts what the host issues (a requeue was counted done,
+	 * fnv_requeue()), and holds FUA writes of tenants
 	 * with reads of their own outstanding in its SCHED phase; not a
 	 * requeue nor an urgent one (a journal commit is FUA and REQ_META).
 	 */
@@ -1606,7 +1606,9 @@ static void fnv_completed_request(struct request *rq, u64 now)
 		fnv_cm_done(fd, rq, false);
 		return;
 	}
-	fnv_cm_done(fd, rq, fnv_rq_flags(rq) & FNV_RQ_INFLIGHT);
+	/* ours: dispatched by us, or retried after fnv_requeue() */
+	fnv_cm_done(fd, rq, (fnv_rq_flags(rq) & FNV_RQ_INFLIGHT) ||
+			    fnv_rq_sect(rq));
 	tn = fnv_rq_tenant(rq);
 	/* only what we dispatched: not a flush sequence's data request */
 	if (trace_fairnvme_complete_enabled() &&
@@ -1675,8 +1677,8 @@ static void fnv_completed_request(struct request *rq, u64 now)
 		atomic_inc(&tn->acc_fua);
 }
 
-/* The request is back from the driver and will be inserted again. */
-static void fnv_requeue_request(struct request *rq)
+/* The request left the device (completed, or given back): out of inflight */
+static void fnv_inflight_done(struct request *rq)
 {
 	struct fnv_data *fd = rq->q->elevator->elevator_data;
 	unsigned long flags = fnv_rq_flags(rq);
@@ -1685,25 +1687,6 @@ static void fnv_requeue_request(struct request *rq)
 		fnv_rq_set_flags(rq, flags & ~FNV_RQ_INFLIGHT);
 		fnv_inflight_dec(fd, fnv_rq_tenant(rq), rq->mq_hctx);
 	}
-}
-
-/*
- * .requeue_request: TABS counts it done with nothing done, and counts it
- * again when it is inserted again.
- */
-static void fnv_requeue(struct request *rq)
-{
-	struct fnv_data *fd = rq->q->elevator->elevator_data;
-	unsigned long flags = fnv_rq_flags(rq);
-
-	if ((flags & (FNV_RQ_TABS | FNV_RQ_INFLIGHT)) ==
-	    (FNV_RQ_TABS | FNV_RQ_INFLIGHT)) {
-		atomic64_add(1ULL << FNV_TABS_NR_SHIFT,
-			     &fd->tabs_done[fnv_tabs_type(rq)]);
-		fnv_tabs_out(fnv_rq_tenant(rq), fnv_tabs_type(rq), -1);
-		fnv_rq_set_flags(rq, flags & ~FNV_RQ_TABS);
-	}
-	fnv_requeue_request(rq);
 }
 
 /*
@@ -1729,7 +1712,10 @@ static void fnv_d2fq_complete(struct request *rq, struct fnv_tenant *tn)
 		d2fq_gvt_release(&fd->gvt, tn->d2.id);
 }
 
-/* Called when the request is freed: completed, or merged into another. */
+/*
+ * Called when the request is freed: completed (a retry after fnv_requeue()
+ * too), or merged into another.
+ */
 static void fnv_finish_request(struct request *rq)
 {
 	struct fnv_tenant *tn = fnv_rq_tenant(rq);
@@ -1741,12 +1727,53 @@ static void fnv_finish_request(struct request *rq)
 	if (tn && (flags & (FNV_RQ_INFLIGHT | FNV_RQ_D2FQ)) ==
 		  (FNV_RQ_INFLIGHT | FNV_RQ_D2FQ))
 		fnv_d2fq_complete(rq, tn);
-	fnv_requeue_request(rq);
+	fnv_inflight_done(rq);
 	if (tn) {
 		rq->elv.priv[0] = NULL;
 		atomic_dec(&tn->nr_rqs);
 		blkg_put(tn->pd.blkg);
 	}
+}
+
+/*
+ * .requeue_request: the driver gave the request back (nvme does on a
+ * retryable error status and on a controller reset).
+ *
+ * Where the driver set RQF_DONTPREP, as nvme does, blk-mq retries it from
+ * the hardware queue's dispatch list, around the scheduler: it never comes
+ * back through insert. The request is then finished here, once, as BFQ
+ * and kyber finish it: TABS counts it done, its tenant's virtual time is
+ * charged what it was charged at dispatch, and it leaves inflight. Its
+ * flags go, its size stays: the retry's completion counts in the cost
+ * model's window with its sectors (fnv_completed_request()) and nothing
+ * else, and its finish only lets go of the tenant, which keeps the request
+ * (and its scheduler tag) counted until then.
+ *
+ * Without RQF_DONTPREP it is inserted again, at the head: only what it
+ * holds at the device is undone (inflight, TABS' count), and it is
+ * charged once, at its next dispatch (wrr_mode off: at its first).
+ */
+static void fnv_requeue(struct request *rq)
+{
+	struct fnv_data *fd = rq->q->elevator->elevator_data;
+	struct fnv_tenant *tn = fnv_rq_tenant(rq);
+	unsigned long flags = fnv_rq_flags(rq);
+
+	if (flags & FNV_RQ_TABS) {
+		atomic64_add(1ULL << FNV_TABS_NR_SHIFT,
+			     &fd->tabs_done[fnv_tabs_type(rq)]);
+		fnv_tabs_out(tn, fnv_tabs_type(rq), -1);
+		fnv_rq_set_flags(rq, flags & ~FNV_RQ_TABS);
+	}
+	if (!(rq->rq_flags & RQF_DONTPREP)) {
+		fnv_inflight_done(rq);
+		return;
+	}
+	if (tn && (flags & (FNV_RQ_INFLIGHT | FNV_RQ_D2FQ)) ==
+		  (FNV_RQ_INFLIGHT | FNV_RQ_D2FQ))
+		fnv_d2fq_complete(rq, tn);
+	fnv_inflight_done(rq);
+	fnv_rq_set_flags(rq, 0);
 }
 
 static bool fnv_bio_merge(struct request_queue *q, struct bio *bio,
