@@ -614,7 +614,9 @@ static void fnv_enqueue(struct fnv_data *fd, struct fnv_tenant *tn,
 	list_add_tail(&rq->queuelist, &tn->fifo[op_is_sync(rq->cmd_flags) ?
 						0 : 1]);
 	fnv_rq_set_flags(rq, fnv_rq_flags(rq) | FNV_RQ_FIFO);
-	if (!tn->nr_queued++) {
+	/* written under fd->lock, read without it (READ_ONCE) */
+	WRITE_ONCE(tn->nr_queued, tn->nr_queued + 1);
+	if (tn->nr_queued == 1) {
 		/* another tenant: the depth holds again (fnv_depth()) */
 		if (fd->solo && fd->solo != tn)
 			WRITE_ONCE(fd->solo, NULL);
@@ -847,8 +849,11 @@ static void fnv_remove_request(struct fnv_data *fd, struct request *rq)
 		fd->nr_urgent--;
 	WRITE_ONCE(fd->nr_queued, fd->nr_queued - 1);
 
-	if ((flags & FNV_RQ_FIFO) && !--tn->nr_queued)
-		fnv_tenant_drained(fd, tn);
+	if (flags & FNV_RQ_FIFO) {
+		WRITE_ONCE(tn->nr_queued, tn->nr_queued - 1);
+		if (!tn->nr_queued)
+			fnv_tenant_drained(fd, tn);
+	}
 }
 
 static void fnv_insert_requests(FNV_INSERT_ARGS)
@@ -2011,6 +2016,14 @@ static int __init fnv_init(void)
 {
 	int ret;
 
+	/* rq->elv.priv[1]'s fields (fairnvme.h) fit, in order, in a long */
+	BUILD_BUG_ON(FNV_RQ_FLAGS >= 1UL << FNV_RQ_DEPTH_SHIFT);
+	BUILD_BUG_ON(FNV_RQ_DEPTH_SHIFT + ilog2(FNV_RQ_DEPTH_MASK + 1) >
+		     FNV_RQ_SECT_SHIFT);
+	BUILD_BUG_ON(FNV_RQ_SECT_SHIFT + ilog2(FNV_RQ_SECT_MASK + 1) >
+		     FNV_RQ_COST_SHIFT);
+	BUILD_BUG_ON(FNV_RQ_COST_SHIFT + ilog2(FNV_RQ_SECT_MASK + 1) >
+		     BITS_PER_LONG);
 	ret = fnv_shallow_probe();
 	if (ret)
 		return ret;

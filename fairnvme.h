@@ -179,7 +179,7 @@ struct fnv_tenant {
 	bool root;			/* the root cgroup's: never holds gvt */
 	/* a request was queued behind another in this control period */
 	bool queued_behind;
-	u32 nr_queued;
+	u32 nr_queued;			/* on its fifos; fd->lock, READ_ONCE without */
 	u32 dev_weight;			/* io.fairnvme.weight MAJ:MIN, 0: unset */
 	u32 cfg_weight;			/* dev_weight, else the cgroup's */
 
