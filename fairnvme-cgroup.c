@@ -153,6 +153,13 @@ void fnv_offline_drain(struct fnv_data *fd)
 		if (tn->d2.parked)
 			d2fq_arb_del(&fd->arb, &tn->d2);
 		tn->d2.active = false;
+		/*
+		 * fd->solo holds no reference: never the address of a
+		 * tenant that may be freed (another one allocated there
+		 * would be taken for it)
+		 */
+		if (fd->solo == tn)
+			WRITE_ONCE(fd->solo, NULL);
 		/* not the last reference: fd->offlined holds one */
 		if (!list_empty(&tn->active_node))
 			fnv_tenant_leave(tn);

@@ -256,7 +256,8 @@ struct fnv_data {
 	/*
 	 * The one tenant that was busy in the last control period, or NULL:
 	 * then the depth is max_inflight (fnv_depth()). Only compared, never
-	 * followed: no reference.
+	 * followed: no reference; cleared when its tenant goes offline
+	 * (fnv_offline_drain()), so never a freed tenant's address.
 	 */
 	void *solo;
 	bool solo_seen;			/* ... in force at all this period */
