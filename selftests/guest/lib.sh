@@ -996,6 +996,20 @@ extreme_mix() {
 	FNV_TARGS_D="$FNV_TARGS_C"
 }
 
+# cpu_sample / cpu_delta OLD NEW : the guest's CPU time (busy, system,
+# irq+softirq, in % of all CPUs) and context switches per second between
+# two samples of /proc/stat, for the diag lines of a run
+cpu_sample() {
+	awk '/^cpu /{ print $2 + $3, $4, $7 + $8, $5 + $6 } /^ctxt/{ c = $2 } END { print c }' /proc/stat | tr '\n' ' '
+	now_ms
+}
+cpu_delta() {
+	echo "$1 $2" | awk '{ u = $7 - $1; sy = $8 - $2; i = $9 - $3; id = $10 - $4
+		t = u + sy + i + id; if (t <= 0) t = 1; ms = $12 - $6; if (ms <= 0) ms = 1
+		printf "busy %.0f%% (user %.0f%%, system %.0f%%, irq %.0f%%), %.0f context switches/s",
+		       100 * (u + sy + i) / t, 100 * u / t, 100 * sy / t, 100 * i / t, ($11 - $5) * 1000 / ms }'
+}
+
 # shared_run PREFIX DEV RUNTIME SCHED NAME... : select SCHED (a TAP point),
 # run the tenants together, print each one's IOPS, latency and slowdown
 # against its alone latency (measure_alone PREFIX), and set fi_<SCHED> (the
@@ -1012,7 +1026,9 @@ shared_run() {
 	bad=0
 	# shellcheck disable=SC2086
 	_st0=$(cat "/sys/block/$(_blkname "$dev")/stat")
+	_cpu0=$(cpu_sample)
 	tenants_run "$dev" "$rt" "" "$@" || bad=1
+	diag "$s: guest CPU $(cpu_delta "$_cpu0" "$(cpu_sample)")"
 	# what the device completed, and merged, counted by the block layer
 	echo "$_st0 $(cat "/sys/block/$(_blkname "$dev")/stat")" | awk '{
 		printf "# %s at the device: %d reads (%d merged), %d writes (%d merged)\n",

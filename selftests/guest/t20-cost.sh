@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# fnv-extended: the cost model on the extreme mix; t29 covers the cost
+# model in ./run check (one case per device)
 # fnv-timeout: 600
 #
-# What a request costs (cost_model). In check-extended (fnv.args
-# extended=1) only: t10's mix on the NVMe throttled at
+# What a request costs (cost_model): t10's mix on the NVMe throttled at
 # 2000 commands/s whatever their size (lib.sh's nvme_dev), equal weights, A 4 KiB
 # random reads n1d1, B 4 KiB random writes n8d32, C and D 70/30 random
 # read/write n4d4, plus E, 64 KiB sequential reads n1d1. Each runs alone
@@ -34,7 +35,7 @@
 # run under fairnvme) against its mean latency alone, by fio (issue 35,
 # item 2; lib.sh's alone_print says why not asserted yet).
 #
-# Then (in ./run check too) the same mix on the NVMe throttled at 2000
+# Then the same mix on the NVMe throttled at 2000
 # commands/s and 40 MB/s
 # (serial fnv0004), where E's 64 KiB reads, alone, take 2.6 times A's 4 KiB
 # ones (1.6 ms against 0.6), BFQ beside it with fnv.args=peers=1 (issue
@@ -65,8 +66,8 @@ fnv_load || tap_fail_rest "fairnvme not available"
 dev=$(nvme_dev) || tap_fail_rest "no nvme device"
 io=/sys/block/$dev/queue/iosched
 
-# the command-bound device: check-extended (./run check has one case per
-# device for the cost model: t29 a, b, c and the 40 MB/s one below)
+# the command-bound device, then the bytes-bound one (./run check has one
+# case per device for the cost model: t29's a, b, c and d)
 if [ "$EXT" = 1 ]; then
 	set_sched "$dev" none
 	# shellcheck disable=SC2086

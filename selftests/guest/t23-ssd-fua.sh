@@ -1,5 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# fnv-extended: the emulated SSD's own interference; t24 covers TABS in
+# ./run check
 # fnv-timeout: 300
 #
 # Read/program interference on the emulated SSD (fnvssd.ko, at its
