@@ -970,7 +970,12 @@ static struct request *fnv_urgent_next(struct fnv_data *fd)
  * depth follows the device, and a completion runs the queue again: the
  * device is never left idle. fairnvme turns wbt off (as BFQ does); this,
  * with the tag limits, does wbt's job for readers. The clock is read only
- * when the last completion of all was that recent.
+ * when the last completion of all was that recent. Never for the tenant's
+ * own last request (sync_id): one whose queue ran dry for a moment held
+ * its next requests back behind itself, one at a time, each let go by a
+ * queue run on kblockd (two QD32 readers in one cgroup on null_blk:
+ * 3,500 to 4,700 context switches a second and 15 to 21 K IOPS, against
+ * 930 and 23 K without, mq-deadline 830 and 23 to 36 K).
  */
 #define FNV_HOLD_DEPTH_SHIFT	2
 
@@ -981,6 +986,7 @@ static bool fnv_held(struct fnv_data *fd, struct fnv_tenant *tn)
 	int cap = max(READ_ONCE(fd->slot_depth) >> FNV_HOLD_DEPTH_SHIFT, 1U);
 
 	if (fd->cm_probe || atomic_read(&fd->inflight) < cap ||
+	    tn->d2.id == READ_ONCE(fd->sync_id) ||
 	    (s64)(READ_ONCE(fd->last_done) - sync_done) >= (s64)grace ||
 	    d2fq_vt_diff(atomic64_read(&tn->d2.vt),
 			 READ_ONCE(fd->sync_vt)) <= 0 ||
@@ -1646,6 +1652,7 @@ static void fnv_completed_request(struct request *rq, u64 now)
 			vt += d2fq_vt_delta(fnv_rq_charged(rq),
 					    READ_ONCE(tn->d2.weight));
 		WRITE_ONCE(fd->sync_vt, vt);
+		WRITE_ONCE(fd->sync_id, tn->d2.id);
 		WRITE_ONCE(fd->sync_done, now);
 	}
 	if (!tn || (fnv_rq_flags(rq) & (FNV_RQ_INFLIGHT | FNV_RQ_SAMPLE)) !=
