@@ -141,7 +141,7 @@ void fnv_offline_drain(struct fnv_data *fd)
 
 	if (!list)
 		return;
-	spin_lock_irq(&fd->lock);
+	spin_lock(&fd->lock);
 	llist_for_each_entry(tn, list, off_node) {
 		/*
 		 * A control period may have anchored gvt on it between
@@ -166,7 +166,7 @@ void fnv_offline_drain(struct fnv_data *fd)
 	}
 	if (d2fq_gvt_id(atomic64_read(&fd->gvt)) == D2FQ_ID_NONE)
 		fnv_d2fq_anchor(fd);
-	spin_unlock_irq(&fd->lock);
+	spin_unlock(&fd->lock);
 	llist_for_each_entry_safe(tn, next, list, off_node)
 		blkg_put(tn->pd.blkg);
 }

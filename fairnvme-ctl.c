@@ -773,7 +773,7 @@ void fnv_ctl_workfn(struct work_struct *work)
 
 	fnv_read_params(fd, &p);
 	mode = READ_ONCE(fd->wrr_mode);
-	spin_lock_irq(&fd->lock);
+	spin_lock(&fd->lock);
 	t0 = ktime_get_ns();
 	/* the time since the last period, for rates (bypass) */
 	dt = fd->ctl_at && t0 > fd->ctl_at ? t0 - fd->ctl_at :
@@ -1050,7 +1050,7 @@ void fnv_ctl_workfn(struct work_struct *work)
 	} else {
 		schedule_delayed_work(&fd->ctl_work, fnv_ctl_delay(fd));
 	}
-	spin_unlock_irq(&fd->lock);
+	spin_unlock(&fd->lock);
 	if (kick)
 		blk_mq_run_hw_queues(q, true);
 }

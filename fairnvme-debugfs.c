@@ -148,7 +148,7 @@ static int fnv_cost_learned_show(void *data, struct seq_file *m)
 	const struct fnv_cm_win *w = &fd->win_last;
 	int t;
 
-	spin_lock_irq(&fd->lock);
+	spin_lock(&fd->lock);
 	for (t = 0; t < FNV_CM_TYPES; t++)
 		seq_printf(m, "%s%s_cmd_ns=%llu %s_kib_ns=%llu %s_from=%s",
 			   t ? " " : "", name[t], cm->cmd_ns[t], name[t],
@@ -177,7 +177,7 @@ static int fnv_cost_learned_show(void *data, struct seq_file *m)
 		   div_u64(w->busy_ns, NSEC_PER_USEC),
 		   div_u64(w->dt_ns, NSEC_PER_USEC), w->full,
 		   w->depth16 >> 4);
-	spin_unlock_irq(&fd->lock);
+	spin_unlock(&fd->lock);
 	return 0;
 }
 
@@ -207,7 +207,7 @@ static int fnv_tenant_dump_show(void *data, struct seq_file *m)
 	u16 holder = d2fq_gvt_id(word);
 	struct fnv_tenant *tn;
 
-	spin_lock_irq(&fd->lock);
+	spin_lock(&fd->lock);
 	list_for_each_entry(tn, &fd->active, active_node) {
 		s8 c = tn->d2.cls;
 		const u64 *nr = tn->d2.nr;
@@ -229,7 +229,7 @@ static int fnv_tenant_dump_show(void *data, struct seq_file *m)
 			   ((u64)atomic64_read(&tn->d2.vt) & D2FQ_VT_MASK) >>
 			   D2FQ_VT_SHIFT);
 	}
-	spin_unlock_irq(&fd->lock);
+	spin_unlock(&fd->lock);
 	return 0;
 }
 
@@ -255,7 +255,7 @@ static int fnv_depth_trials_show(void *data, struct seq_file *m)
 	struct fnv_data *fd = fnv_dbg_data(data);
 	const struct fnv_dprobe *pr = &fd->dprobe;
 
-	spin_lock_irq(&fd->lock);
+	spin_lock(&fd->lock);
 	seq_printf(m, "to=%u keep=%u wait=%u", pr->to, pr->keep, pr->wait);
 	fnv_rate_show(m, "base", &pr->base);
 	fnv_rate_show(m, "trial", &pr->trial);
@@ -264,7 +264,7 @@ static int fnv_depth_trials_show(void *data, struct seq_file *m)
 	seq_printf(m, " fair=%d up=%u kept=%u\n",
 		   pr->last_fair == FNV_FAIR_NONE ? -1 : (int)pr->last_fair,
 		   pr->nr_up, pr->nr_kept);
-	spin_unlock_irq(&fd->lock);
+	spin_unlock(&fd->lock);
 	return 0;
 }
 
@@ -280,7 +280,7 @@ static int fnv_tabs_show(void *data, struct seq_file *m)
 	unsigned int held = 0;
 	struct request *rq;
 
-	spin_lock_irq(&fd->lock);
+	spin_lock(&fd->lock);
 	list_for_each_entry(rq, &fd->tabs_held, queuelist)
 		held++;
 	seq_printf(m, "enabled=%u phase=%s alpha=%u.%03u\n", fd->tabs_on,
@@ -305,7 +305,7 @@ static int fnv_tabs_show(void *data, struct seq_file *m)
 		   t->nr_dispatched[TABS_FUA], t->nr_dispatched[TABS_WRITE],
 		   t->nr_outstanding[TABS_READ], t->nr_outstanding[TABS_FUA],
 		   t->nr_outstanding[TABS_WRITE]);
-	spin_unlock_irq(&fd->lock);
+	spin_unlock(&fd->lock);
 	return 0;
 }
 

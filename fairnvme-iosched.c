@@ -203,9 +203,12 @@
  *
  * Locking and lifetime: one spinlock per device, fd->lock, covers the
  * tenant queues, both policies and the controller state, taken with
- * interrupts off everywhere, as BFQ takes its lock (no interrupt path
- * takes it today; one that ever did could not spin on a holder it
- * interrupted).
+ * interrupts on, as mq-deadline and kyber take theirs: no interrupt path
+ * takes it (completions are lockless, below, and blk-mq never inserts or
+ * dispatches from interrupt context: 6.12's blk_mq_run_hw_queue() warns).
+ * With interrupts off it bought nothing, and a CPU spinning on it kept
+ * its completions' interrupts waiting. An interrupt-safe lock is never
+ * held around it (the first rule below).
  * The completion path takes no lock: in-flight counts, virtual times and
  * period sums are atomic, gvt a cmpxchg'd word. The lock rule:
  *
@@ -861,7 +864,7 @@ static void fnv_insert_requests(FNV_INSERT_ARGS)
 	struct fnv_data *fd = hctx->queue->elevator->elevator_data;
 	LIST_HEAD(free);
 
-	spin_lock_irq(&fd->lock);
+	spin_lock(&fd->lock);
 	while (!list_empty(list)) {
 		struct request *rq;
 
@@ -869,7 +872,7 @@ static void fnv_insert_requests(FNV_INSERT_ARGS)
 		list_del_init(&rq->queuelist);
 		fnv_insert_request(fd, rq, FNV_INSERT_AT_HEAD, &free);
 	}
-	spin_unlock_irq(&fd->lock);
+	spin_unlock(&fd->lock);
 
 	blk_mq_free_requests(&free);
 }
@@ -1296,7 +1299,7 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	u64 cost = 0;
 	int depth;
 
-	spin_lock_irq(&fd->lock);
+	spin_lock(&fd->lock);
 	rq = list_first_entry_or_null(&fd->bypass, struct request, queuelist);
 	if (rq) {
 		list_del_init(&rq->queuelist);
@@ -1378,7 +1381,7 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	if (trace_fairnvme_dispatch_enabled())
 		fnv_trace_dispatch(fd, tn, cost, cls);
 unlock:
-	spin_unlock_irq(&fd->lock);
+	spin_unlock(&fd->lock);
 	return rq;
 }
 
@@ -1795,9 +1798,15 @@ static bool fnv_bio_merge(struct request_queue *q, struct bio *bio,
 	struct request *free = NULL;
 	bool ret;
 
-	spin_lock_irq(&fd->lock);
+	/*
+	 * Nothing queued, nothing to merge into: no lock. A request queued
+	 * meanwhile only misses a merge, which is an optimisation.
+	 */
+	if (!READ_ONCE(fd->nr_queued))
+		return false;
+	spin_lock(&fd->lock);
 	ret = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
-	spin_unlock_irq(&fd->lock);
+	spin_unlock(&fd->lock);
 
 	if (free)
 		blk_mq_free_request(free);
@@ -1970,14 +1979,14 @@ static void fnv_exit_sched(struct elevator_queue *e)
 	cancel_work_sync(&fd->off_work);
 	cancel_delayed_work_sync(&fd->ctl_work);
 	fnv_offline_drain(fd);
-	spin_lock_irq(&fd->lock);
+	spin_lock(&fd->lock);
 	fnv_d2fq_clear(fd, NULL);	/* parked tenants only, or a bug */
 	WARN_ON_ONCE(fd->nr_queued || fd->sched.nr_backlogged ||
 		     !list_empty(&fd->tabs_held));
 	fnv_sched_drain(&fd->sched);
 	list_for_each_entry_safe(tn, next, &fd->active, active_node)
 		fnv_tenant_leave(tn);
-	spin_unlock_irq(&fd->lock);
+	spin_unlock(&fd->lock);
 	fnv_deactivate_policy(fd->q, &fnv_policy);
 	/*
 	 * The tenants it freed drop their module references from RCU

@@ -41,22 +41,22 @@ static void fnv_apply_depth(struct fnv_data *fd)
 	u32 max = READ_ONCE(fd->max_inflight);
 	bool fixed = !READ_ONCE(fd->dev_target_us);
 
-	spin_lock_irq(&fd->lock);
+	spin_lock(&fd->lock);
 	if (fd->depth > max || fixed)
 		WRITE_ONCE(fd->depth, max);
 	if (fd->hold_depth > max || fixed)
 		WRITE_ONCE(fd->hold_depth, max);
 	if (fd->slot_depth > max || fixed)
 		WRITE_ONCE(fd->slot_depth, max);
-	spin_unlock_irq(&fd->lock);
+	spin_unlock(&fd->lock);
 	blk_mq_run_hw_queues(fd->q, true);
 }
 
 static void fnv_apply_budget(struct fnv_data *fd)
 {
-	spin_lock_irq(&fd->lock);
+	spin_lock(&fd->lock);
 	fd->sched.cycle_budget = fnv_cycle_budget(fd);
-	spin_unlock_irq(&fd->lock);
+	spin_unlock(&fd->lock);
 }
 
 /* A store that bounds or frees the depth at once (max_inflight). */
@@ -76,9 +76,9 @@ static int fnv_set_dev_target(struct fnv_data *fd, u32 *p, u32 v)
 	 * floor back
 	 */
 	if (v == FNV_DEV_TARGET_AUTO && READ_ONCE(fd->dev_target_us) != v) {
-		spin_lock_irq(&fd->lock);
+		spin_lock(&fd->lock);
 		WRITE_ONCE(fd->dev_floor, 0);
-		spin_unlock_irq(&fd->lock);
+		spin_unlock(&fd->lock);
 	}
 	WRITE_ONCE(fd->dev_target_us, v);
 	fnv_apply_depth(fd);
@@ -101,10 +101,10 @@ static int fnv_set_thresh(struct fnv_data *fd, u32 v, bool is_max)
 {
 	u64 ns = (u64)v * NSEC_PER_USEC;
 
-	spin_lock_irq(&fd->lock);
+	spin_lock(&fd->lock);
 	if (v != FNV_THRESH_AUTO &&
 	    (is_max ? ns <= fd->ctl.thresh_min : ns >= fd->ctl.thresh_max)) {
-		spin_unlock_irq(&fd->lock);
+		spin_unlock(&fd->lock);
 		return -EINVAL;
 	}
 	if (is_max)
@@ -112,7 +112,7 @@ static int fnv_set_thresh(struct fnv_data *fd, u32 v, bool is_max)
 	else
 		WRITE_ONCE(fd->thresh_min_cfg, v);
 	fnv_auto_thresh(fd, false);
-	spin_unlock_irq(&fd->lock);
+	spin_unlock(&fd->lock);
 	return 0;
 }
 
@@ -161,12 +161,12 @@ static void fnv_wrr_migrate(struct fnv_data *fd)
 
 static int fnv_set_wrr_mode(struct fnv_data *fd, u32 *p, u32 v)
 {
-	spin_lock_irq(&fd->lock);
+	spin_lock(&fd->lock);
 	if (fd->wrr_mode != v) {
 		WRITE_ONCE(fd->wrr_mode, v);
 		fnv_wrr_migrate(fd);
 	}
-	spin_unlock_irq(&fd->lock);
+	spin_unlock(&fd->lock);
 	blk_mq_run_hw_queues(fd->q, true);
 	return 0;
 }
@@ -174,20 +174,20 @@ static int fnv_set_wrr_mode(struct fnv_data *fd, u32 *p, u32 v)
 /* "auto", or bytes per unit of weight */
 static int fnv_set_tau_l(struct fnv_data *fd, u32 *p, u32 v)
 {
-	spin_lock_irq(&fd->lock);
+	spin_lock(&fd->lock);
 	fd->tau_l_cfg = v;
 	if (v != FNV_TAU_AUTO)
 		WRITE_ONCE(fd->tau_l_bytes, v);
-	spin_unlock_irq(&fd->lock);
+	spin_unlock(&fd->lock);
 	return 0;
 }
 
 static int fnv_set_wrr_burst(struct fnv_data *fd, u32 *p, u32 v)
 {
-	spin_lock_irq(&fd->lock);
+	spin_lock(&fd->lock);
 	fd->wrr_burst = v;
 	fd->arb.burst = v;
-	spin_unlock_irq(&fd->lock);
+	spin_unlock(&fd->lock);
 	return 0;
 }
 
@@ -203,7 +203,7 @@ static int fnv_set_tabs(struct fnv_data *fd, u32 *p, u32 v)
 		pr_notice_once("fairnvme: tabs stays off: before Linux 6.5 FUA writes go to the device past every I/O scheduler, there are none to hold\n");
 		return -EOPNOTSUPP;
 	}
-	spin_lock_irq(&fd->lock);
+	spin_lock(&fd->lock);
 	if (v && !fd->tabs_on) {
 		fnv_tabs_fold(fd);
 		tabs_restart(&fd->tabs, ktime_get_ns());
@@ -211,7 +211,7 @@ static int fnv_set_tabs(struct fnv_data *fd, u32 *p, u32 v)
 	fd->tabs_on = v;
 	if (!v)
 		fnv_tabs_release(fd, true);
-	spin_unlock_irq(&fd->lock);
+	spin_unlock(&fd->lock);
 	if (!v)
 		blk_mq_run_hw_queues(fd->q, true);
 	return 0;
@@ -219,10 +219,10 @@ static int fnv_set_tabs(struct fnv_data *fd, u32 *p, u32 v)
 
 static int fnv_set_tabs_param(struct fnv_data *fd, u32 *p, u32 v)
 {
-	spin_lock_irq(&fd->lock);
+	spin_lock(&fd->lock);
 	*p = v;
 	fnv_tabs_params(fd);
-	spin_unlock_irq(&fd->lock);
+	spin_unlock(&fd->lock);
 	return 0;
 }
 
