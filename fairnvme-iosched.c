@@ -377,21 +377,23 @@ static void fnv_d2fq_hold(struct d2fq_arb *a, struct d2fq_flow *f, bool hold)
 static void fnv_inflight_dec(struct fnv_data *fd, struct fnv_tenant *tn,
 			     struct blk_mq_hw_ctx *hctx)
 {
+	u64 now = 0;
 	int left, kick;
 
 	/*
 	 * Start of the grace period (budget.c's busy, D2FQ's release), read
 	 * by whoever sees inflight at 0: stamped before the decrement that
 	 * may make it 0, and again after it in case two completions raced
-	 * from 2.
+	 * from 2 (the clock read once when it can be).
 	 */
 	if (tn && atomic_read(&tn->inflight) == 1) {
-		WRITE_ONCE(tn->idle_at, ktime_get_ns());
+		now = ktime_get_ns();
+		WRITE_ONCE(tn->idle_at, now);
 		/* idle_at before the decrement that lets it be read */
 		smp_mb__before_atomic();
 	}
 	if (tn && atomic_dec_and_test(&tn->inflight))
-		WRITE_ONCE(tn->idle_at, ktime_get_ns());
+		WRITE_ONCE(tn->idle_at, now ?: ktime_get_ns());
 	left = atomic_dec_return(&fd->inflight);
 	/*
 	 * The device is idle: the next request's service starts at its
@@ -1083,8 +1085,8 @@ static struct request *fnv_d2fq_take(struct fnv_data *fd,
 	enum d2fq_class to;
 
 	rq = fnv_tenant_next(tn);
+	/* counted as served through it by fnv_dispatch_request() */
 	*cls = f->cls;
-	d2fq_flow_served(f, f->cls, fnv_charge_bytes(fnv_charge(fd, rq)));
 	/* with its last request, it is parked at the end of the rotation */
 	to = tn->nr_queued > 1 ? fnv_d2fq_class(fd, f) : f->cls;
 	fnv_trace_class(fd, tn, f->cls, to, 0);
@@ -1296,7 +1298,7 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	struct fnv_tenant *tn;
 	struct request *rq;
 	int cls = -1;		/* D2FQ class; -2: at head; -3: urgent */
-	u64 cost = 0;
+	u64 cost = 0, fine = 0;
 	int depth;
 
 	spin_lock(&fd->lock);
@@ -1316,12 +1318,14 @@ static struct request *fnv_dispatch_request(struct blk_mq_hw_ctx *hctx)
 		tabs_dispatched(&fd->tabs, fnv_tabs_type(rq), blk_rq_bytes(rq));
 
 	tn = fnv_rq_tenant(rq);
-	if (cls == -3)	/* counted as the urgent class in io.fairnvme.stat */
-		d2fq_flow_served(&tn->d2, D2FQ_URGENT,
-				 fnv_charge_bytes(fnv_charge(fd, rq)));
+	/* what it costs, once: the classes' counts, then the virtual time */
+	if (cls == -3 || fd->wrr_mode == FNV_WRR_SOFT)
+		fine = fnv_charge(fd, rq);
+	/* through a D2FQ class, or the urgent one (io.fairnvme.stat) */
+	if (cls >= 0 || cls == -3)
+		d2fq_flow_served(&tn->d2, cls == -3 ? D2FQ_URGENT : cls,
+				 fnv_charge_bytes(fine));
 	if (fd->wrr_mode == FNV_WRR_SOFT) {
-		u64 fine = fnv_charge(fd, rq);
-
 		/*
 		 * The probe's part, given back at the period's end; a
 		 * requeue's was counted at its first dispatch
