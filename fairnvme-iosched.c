@@ -205,7 +205,8 @@
  * tenant queues, both policies and the controller state, taken with
  * interrupts on, as mq-deadline and kyber take theirs: no interrupt path
  * takes it (completions are lockless, below, and blk-mq never inserts or
- * dispatches from interrupt context: 6.12's blk_mq_run_hw_queue() warns).
+ * dispatches from interrupt context: both kernels warn, 6.1 in
+ * __blk_mq_run_hw_queue(), 6.12 in blk_mq_run_hw_queue()).
  * With interrupts off it bought nothing, and a CPU spinning on it kept
  * its completions' interrupts waiting. An interrupt-safe lock is never
  * held around it (the first rule below).
@@ -976,7 +977,7 @@ static struct request *fnv_urgent_next(struct fnv_data *fd)
  * device is never left idle. fairnvme turns wbt off (as BFQ does); this,
  * with the tag limits, does wbt's job for readers. The clock is read only
  * when the last completion of all was that recent. Never for the tenant's
- * own last request (sync_id): one whose queue ran dry for a moment held
+ * own last request (sync_cgid): one whose queue ran dry for a moment held
  * its next requests back behind itself, one at a time, each let go by a
  * queue run on kblockd (two QD32 readers in one cgroup on null_blk:
  * 3,500 to 4,700 context switches a second and 15 to 21 K IOPS, against
@@ -991,7 +992,7 @@ static bool fnv_held(struct fnv_data *fd, struct fnv_tenant *tn)
 	int cap = max(READ_ONCE(fd->slot_depth) >> FNV_HOLD_DEPTH_SHIFT, 1U);
 
 	if (fd->cm_probe || atomic_read(&fd->inflight) < cap ||
-	    tn->d2.id == READ_ONCE(fd->sync_id) ||
+	    fnv_tenant_cgid(tn) == READ_ONCE(fd->sync_cgid) ||
 	    (s64)(READ_ONCE(fd->last_done) - sync_done) >= (s64)grace ||
 	    d2fq_vt_diff(atomic64_read(&tn->d2.vt),
 			 READ_ONCE(fd->sync_vt)) <= 0 ||
@@ -1061,12 +1062,14 @@ static bool fnv_probe_out(struct fnv_data *fd, struct fnv_tenant *tn)
 		return false;
 	t = fd->cm_pkind == FNV_CM_PROBE_BY_TYPE ? tn->cm_tclass :
 						  tn->cm_class;
-	if (!t || t == c || !atomic_read(&fd->inflight))
+	if (!t || t == c)
 		return false;
-	/* a completion runs the queue again (fnv_inflight_dec()) */
-	if (!READ_ONCE(fd->kick))
-		WRITE_ONCE(fd->kick, 1);
-	return true;
+	/*
+	 * a completion runs the queue again (fnv_inflight_dec()): asked for
+	 * before inflight is read again, or one that took it to 0 in
+	 * between would not
+	 */
+	return !fnv_inflight_below(fd, 1);
 }
 
 /* Tenants a probe holds that one pick may pass (fnv_d2fq_next()) */
@@ -1659,7 +1662,7 @@ static void fnv_completed_request(struct request *rq, u64 now)
 			vt += d2fq_vt_delta(fnv_rq_charged(rq),
 					    READ_ONCE(tn->d2.weight));
 		WRITE_ONCE(fd->sync_vt, vt);
-		WRITE_ONCE(fd->sync_id, tn->d2.id);
+		WRITE_ONCE(fd->sync_cgid, fnv_tenant_cgid(tn));
 		WRITE_ONCE(fd->sync_done, now);
 	}
 	if (!tn || (fnv_rq_flags(rq) & (FNV_RQ_INFLIGHT | FNV_RQ_SAMPLE)) !=

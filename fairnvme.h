@@ -377,7 +377,7 @@ struct fnv_data {
 	u64 last_done;
 	u64 sync_done;			/* ns: a sync request's completion */
 	u64 sync_vt;			/* ... its tenant's virtual time */
-	u16 sync_id;			/* ... and D2FQ id: never held for itself */
+	u64 sync_cgid;			/* ... its cgroup: never held for itself */
 	/* TABS: completed (and requeued), count << 40 | bytes, per type */
 	atomic64_t tabs_done[TABS_NR_TYPES];
 };
