@@ -1409,10 +1409,12 @@ unlock:
  * tenant whose writes are synchronous (a page-cache writer throttled into
  * writing its own dirty pages issues them with REQ_SYNC) otherwise took
  * every tag, and a QD1 reader of equal weight waited up to 480 ms in
- * submission for one. The limit applies once three quarters of a hardware
- * queue's worth of tags are taken (requests queued and in flight): short
- * of that there are tags for everyone, and a limit would only make a deep
- * tenant wait in submission. Over its share, a tenant may only take one
+ * submission for one. The limit applies once three quarters of the tags
+ * of the hardware queue the request takes its tag from are taken (below):
+ * short of that there are tags for everyone, and a limit would only make
+ * a deep tenant wait in submission. Its share is of one queue's tags, its
+ * count over all of them: a tenant whose tasks run on several CPUs meets
+ * it sooner. Over its share, a tenant may only take one
  * of an eighth of the tags, the first of each bitmap word (BFQ: the first
  * one; fnv_shallow_whole says how the depth is given). The tenant is the
  * allocating task's cgroup's (the bio is not known yet); the root
@@ -1428,16 +1430,29 @@ unlock:
  * for up to a second, and came back without credit: 0.40 to 0.45 of the
  * bytes, 0.5 due.
  */
-static bool fnv_tags_over(struct fnv_data *fd, struct request_queue *q)
+static bool fnv_tags_over(struct fnv_data *fd, struct blk_mq_alloc_data *data)
 {
+	struct sbitmap *sb = &data->hctx->sched_tags->bitmap_tags.sb;
 	u32 w_sum = READ_ONCE(fd->w_sum);
+	struct request_queue *q = data->q;
+	unsigned int full = sb->depth * 3 / 4;
 	struct blkcg_gq *blkg;
 	struct fnv_tenant *tn;
 	bool over = false;
 
-	/* tags to spare: the cheap test first */
+	/*
+	 * Tags to spare in the hardware queue this request takes one from:
+	 * the cheap test first (all of ours, on every queue, fewer than
+	 * that), then that queue's own count. Every CPU has its hardware
+	 * queue on an NVMe device, each with its nr_requests tags: counted
+	 * over the device, a tenant was limited while every queue had most
+	 * of its tags free (t10 on two queues: 289 requests of 512 tags,
+	 * the depth-32 writer limited to 32 tags a queue, its eight jobs
+	 * waiting 10 to 14 ms in submission for them, and every wait a
+	 * context switch the QD1 reader's share paid for).
+	 */
 	if (!w_sum || READ_ONCE(fd->nr_queued) + atomic_read(&fd->inflight) <
-		      q->nr_requests * 3 / 4)
+		      full || sbitmap_weight(sb) < full)
 		return false;
 	rcu_read_lock();
 	blkg = blkg_lookup(css_to_blkcg(task_css(current, io_cgrp_id)), q);
@@ -1459,7 +1474,7 @@ static void fnv_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 
 	if (!op_is_sync(opf))
 		data->shallow_depth = READ_ONCE(fd->async_depth);
-	if (fnv_tags_over(fd, data->q))
+	if (fnv_tags_over(fd, data))
 		data->shallow_depth = READ_ONCE(fd->over_depth);
 }
 
