@@ -576,11 +576,18 @@ _tenant_names=""
 
 # tenant_start NAME DEV RUNTIME ARGS... : start fio for RUNTIME seconds in cgroup
 # NAME (created if missing) on DEV in the background. ARGS are extra fio options
-# (e.g. --rw=randread --bs=4k --direct=1 --ioengine=libaio --iodepth=32).
+# (e.g. --rw=randread --bs=4k --direct=1 --ioengine=libaio --iodepth=32); a
+# --filename among them (a file on DEV's filesystem) replaces DEV: fio adds
+# each --filename to the job's files, and t19's O_SYNC writer, given its
+# file after the device, wrote both, the device's first 32 MiB buffered,
+# over the filesystem mounted on it (EXT4-fs error: Corrupt filesystem).
 tenant_start() {
-	local name dev rt
+	local name dev rt a
 	name=$1 dev=/dev/$(_blkname "$2") rt=$3
 	shift 3
+	for a; do
+		case "$a" in --filename=*) dev= ;; esac
+	done
 	cg_create "$name"
 	rm -f "$FNV_WORK/tenant-$name.terse" "$FNV_WORK/tenant-$name.rc" \
 		"$FNV_WORK/tenant-$name.win" "$FNV_WORK/lat-$name"_*.log
@@ -589,7 +596,7 @@ tenant_start() {
 		cd "$FNV_WORK" || exit 1
 		run_in_cg "$name" fio --eta=never --output-format=terse --terse-version=3 \
 			--output="$FNV_WORK/tenant-$name.terse" --name="$name" \
-			--filename="$dev" --time_based --runtime="$rt" \
+			${dev:+--filename="$dev"} --time_based --runtime="$rt" \
 			--group_reporting "$@" 2>"$FNV_WORK/tenant-$name.terse.err"
 		echo $? >"$FNV_WORK/tenant-$name.rc"
 	) &
@@ -957,8 +964,14 @@ fnv_dbg() {
 # as DEPTH/FLOOR_US
 depth_watch_start() {
 	(
+		# read, a builtin: a process forked each second is guest CPU
+		# that only fairnvme's runs would pay (a QD1 tenant's share
+		# follows the guest's CPU under TCG)
+		_dd=/sys/kernel/debug/block/$(_blkname "$1")/sched
 		while :; do
-			echo "$(fnv_dbg "$1" depth 2>/dev/null || echo -)/$(fnv_dbg "$1" dev_floor_us 2>/dev/null || echo -)"
+			read -r _dp 2>/dev/null <"$_dd/depth" || _dp=-
+			read -r _fl 2>/dev/null <"$_dd/dev_floor_us" || _fl=-
+			echo "$_dp/$_fl"
 			[ "${FNV_DUMP_TENANTS:-0}" = 1 ] &&
 				fnv_dbg "$1" tenant_dump >>"$FNV_WORK/dump.all" 2>/dev/null
 			if [ "${FNV_watch_dump:-0}" = 1 ]; then

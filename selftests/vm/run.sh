@@ -445,8 +445,11 @@ if [ ! -s "$DMESG" ]; then
 	fail_msgs+=("no dmesg section in the console log")
 fi
 # lockdep's reports start with "WARNING:" and KASAN's with "BUG: KASAN:";
-# their titles are listed too, in case a report's first line is lost
-BAD_RE='WARNING:|BUG:|Oops|lockdep|possible circular locking|inconsistent lock state|SOFTIRQ-safe|HARDIRQ-safe|irq lock inversion|sleeping function called from invalid context|INFO: task .* blocked for more than|hung_task|general protection|Call Trace|Kernel panic|soft lockup|RCU stall|rcu_sched detected stall|UBSAN|KASAN'
+# their titles are listed too, in case a report's first line is lost. A
+# filesystem that found its metadata corrupt (t19's ext4) is one too: no
+# test means to corrupt one. (I/O errors are not: t08 and t22 remove
+# devices under I/O.)
+BAD_RE='EXT4-fs error|WARNING:|BUG:|Oops|lockdep|possible circular locking|inconsistent lock state|SOFTIRQ-safe|HARDIRQ-safe|irq lock inversion|sleeping function called from invalid context|INFO: task .* blocked for more than|hung_task|general protection|Call Trace|Kernel panic|soft lockup|RCU stall|rcu_sched detected stall|UBSAN|KASAN'
 bad=$(grep -E "$BAD_RE" "$DMESG" | grep -v -E '[Cc]ommand line:|RCU lockdep checking is enabled' || true)
 if [ -n "$bad" ]; then
 	echo
