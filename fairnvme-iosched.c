@@ -1442,14 +1442,16 @@ static bool fnv_tags_over(struct fnv_data *fd, struct blk_mq_alloc_data *data)
 
 	/*
 	 * Tags to spare in the hardware queue this request takes one from:
-	 * the cheap test first (all of ours, on every queue, fewer than
-	 * that), then that queue's own count. Every CPU has its hardware
-	 * queue on an NVMe device, each with its nr_requests tags: counted
-	 * over the device, a tenant was limited while every queue had most
-	 * of its tags free (t10 on two queues: 289 requests of 512 tags,
-	 * the depth-32 writer limited to 32 tags a queue, its eight jobs
-	 * waiting 10 to 14 ms in submission for them, and every wait a
-	 * context switch the QD1 reader's share paid for).
+	 * the cheap test first (fewer of ours queued and in flight, on all
+	 * queues, than that queue's three quarters; it misses tags taken
+	 * and not yet inserted, in a plug, as before), then that queue's
+	 * own count. An NVMe device has up to a hardware queue per CPU,
+	 * each with its nr_requests tags: counted over the device, a tenant
+	 * was limited while every queue had most of its tags free (t10 on
+	 * two queues: 289 requests of 512 tags, the depth-32 writer limited
+	 * to 32 tags a queue, its eight jobs waiting 10 to 14 ms in
+	 * submission for them, and every wait a context switch the QD1
+	 * reader's share paid for).
 	 */
 	if (!w_sum || READ_ONCE(fd->nr_queued) + atomic_read(&fd->inflight) <
 		      full || sbitmap_weight(sb) < full)

@@ -272,7 +272,7 @@ start=$(date +%s)
 # QEMU is then killed at once rather than at the hard timeout, which is
 # the sum of every script's limit: a CI run must end with a report.
 STALLED=$OUT/stalled
-rm -f "$STALLED" "$OUT/qemu.pid"
+rm -f "$STALLED" "$OUT/qemu.pid" "$LOG.boot1" "$OUT/qemu.stderr.boot1"
 live() {
 	local line part="" now deadline what lim slack killed=0 all=0
 	[ -t 1 ] && all=1
@@ -352,6 +352,7 @@ for boot in 1 2; do
 		grep -aqE 'Oops|Kernel panic|BUG:' "$LOG" || break
 	echo "run.sh: the kernel crashed before /init ran ($(grep -aE -m 1 'Oops|Kernel panic|BUG:' "$LOG" | sed 's/^.*\(\[ *[0-9]*\.[0-9]*\] \)/\1/' | tr -d '\r')): booting again; the first log is $LOG.boot1" >&2
 	mv "$LOG" "$LOG.boot1"
+	mv "$OUT/qemu.stderr" "$OUT/qemu.stderr.boot1"
 	rm -f "$OUT/qemu.pid"
 done
 set -e

@@ -153,6 +153,11 @@ run_one() {
 	_rc=$?
 	[ $_timed_out = 1 ] && _rc=124
 	kill -9 "-$_pid" 2>/dev/null
+	# a filesystem a test mounted (/mnt/fnv-*) and could not unmount,
+	# killed at its limit: the next tests write the raw devices
+	for _m in $(awk '$2 ~ "^/mnt/fnv-" { print $2 }' /proc/mounts); do
+		umount "$_m" 2>/dev/null || umount -l "$_m" 2>/dev/null
+	done
 	command -v run_one_cleanup >/dev/null 2>&1 && run_one_cleanup "$_name"
 	echo "FNV-TEST-END $_name rc=$_rc time=$(($(cut -d. -f1 /proc/uptime) - _t0))s"
 	[ "$_rc" = 0 ]
