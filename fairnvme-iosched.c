@@ -1646,7 +1646,7 @@ static void fnv_completed_request(struct request *rq, u64 now)
 	}
 	/* ours: dispatched by us, or retried after fnv_requeue() */
 	fnv_cm_done(fd, rq, (fnv_rq_flags(rq) & FNV_RQ_INFLIGHT) ||
-			    fnv_rq_sect(rq));
+		    fnv_rq_sect(rq));
 	tn = fnv_rq_tenant(rq);
 	/* only what we dispatched: not a flush sequence's data request */
 	if (trace_fairnvme_complete_enabled() &&
